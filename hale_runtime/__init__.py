@@ -1,0 +1,1 @@
+"""The dna organism: stores, engine, node, command line and debugger."""

@@ -1,0 +1,51 @@
+"""The `hale` command line.
+
+Subcommands are imported only when run, so `hale --help` and the verbs that
+never parse stay fast (importing lark alone costs ~50 ms).
+"""
+
+from __future__ import annotations
+
+import importlib
+
+import click
+
+# command name -> "module:attribute" of a click command, loaded on demand
+LANG_COMMANDS = {
+    "check": "hale_runtime.cli.lang:check",
+    "run": "hale_runtime.cli.lang:run",
+    "fmt": "hale_runtime.cli.lang:fmt",
+}
+DNA_COMMANDS: dict[str, str] = {
+    "history": "hale_runtime.cli.history:history",
+}
+
+
+class LazyGroup(click.Group):
+    def __init__(self, *args, lazy: dict[str, str], **kwargs):
+        super().__init__(*args, **kwargs)
+        self.lazy = lazy
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(set(super().list_commands(ctx)) | set(self.lazy))
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name in self.lazy:
+            module, attr = self.lazy[name].split(":")
+            return getattr(importlib.import_module(module), attr)
+        return super().get_command(ctx, name)
+
+
+@click.group(cls=LazyGroup, lazy=LANG_COMMANDS)
+@click.version_option(package_name="hale")
+def hale() -> None:
+    """hale: the Hale language and the dna organism it describes."""
+
+
+@hale.group(cls=LazyGroup, lazy=DNA_COMMANDS)
+def dna() -> None:
+    """Run and inspect the organism of the project you are in."""
+
+
+def main() -> None:
+    hale(prog_name="hale")

@@ -1,0 +1,1 @@
+"""Hale's standard library: prelude natives and the `std/…` modules."""
