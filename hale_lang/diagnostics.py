@@ -132,3 +132,13 @@ def did_you_mean(name: str, candidates: Iterable[str]) -> str | None:
     """A `help:` line suggesting the closest known name, if one is close."""
     close = difflib.get_close_matches(name, sorted(set(candidates)), n=1, cutoff=0.6)
     return f"did you mean `{close[0]}`?" if close else None
+
+
+class Fault(Exception):
+    """A runtime error raised inside evaluation (by generated code or a
+    native). The evaluator turns it into a Diagnostic with the span of the
+    Hale expression that raised it and a Hale stack trace."""
+
+    def __init__(self, code: str, message: str, help: str | None = None):
+        super().__init__(message)
+        self.code, self.message, self.help = code, message, help

@@ -23,7 +23,8 @@ class Ref:
       const    a module constant               (module, name)
       fn       a Hale function                 (module, name)
       hostfn   a `host fn` the runtime binds   (module, name)
-      native   a prelude function or builtin method (name: "len", "String.split")
+      native   a prelude function or builtin method (name: "len", "String.split";
+               overload: its index in stdlib.prelude.natives_named(name))
       hostmethod a method of a `host type`     (module, owner=type name, name)
       struct   a struct type, for literals     (module, name)
     """
@@ -32,6 +33,7 @@ class Ref:
     module: str = ""
     name: str = ""
     owner: str = ""
+    overload: int = 0
 
 
 # --- types as written ------------------------------------------------------

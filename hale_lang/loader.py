@@ -1,0 +1,129 @@
+"""Loading: an entry file and everything it imports, transitively.
+
+`import "P" as a;` names a module by its path from the genome root: the file
+`P.hl`, or `P/mod.hl` for a package folder. Paths under `std/` come from the
+standard library shipped with hale instead. Modules are loaded depth-first;
+an import that reaches a module still being loaded is a cycle, reported at
+the import that closes it with the whole chain. Every module that loads is
+kept, so one run reports every syntax error in every file.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import nodes as n
+from .cache import ParseCache
+from .diagnostics import Diagnostic, HaleError, SourceMap
+
+STDLIB_DIR = Path(__file__).resolve().parent.parent / "stdlib"
+STD_PREFIX = "std/"
+
+
+@dataclass
+class LoadedProgram:
+    """Parsed modules by path, in load order (dependencies first)."""
+
+    root: Path
+    entry: str
+    modules: dict[str, n.Module] = field(default_factory=dict)
+    # module path -> {alias -> imported module path}, for the checker
+    imports: dict[str, dict[str, str]] = field(default_factory=dict)
+    sources: SourceMap = field(default_factory=SourceMap)
+    texts: dict[str, str] = field(default_factory=dict)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+
+class Loader:
+    def __init__(self, root: Path | str, cache: ParseCache | None = None):
+        self.root = Path(root).resolve()
+        self.cache = cache if cache is not None else ParseCache.default()
+
+    def load(self, *entries: str) -> LoadedProgram:
+        """Load one or more entry modules (paths relative to the root)."""
+        program = LoadedProgram(self.root, entries[0] if entries else "")
+        for entry in entries:
+            self._load(program, self._normalise(entry), [], None)
+        return program
+
+    def _normalise(self, entry: str) -> str:
+        p = Path(entry)
+        if p.is_absolute():
+            p = p.resolve().relative_to(self.root)
+        return p.as_posix()
+
+    def _load(self, program: LoadedProgram, path: str, stack: list[str], via) -> None:
+        if path in program.modules or path in stack:
+            return
+        text = self._read(program, path, via)
+        if text is None:
+            return
+        program.texts[path] = text
+        program.sources.add(path, text)
+        try:
+            module = self.cache.parse(text, path)
+        except HaleError as e:
+            program.diagnostics.extend(e.diagnostics)
+            return
+        stack.append(path)
+        aliases: dict[str, str] = {}
+        for item in module.items:
+            if isinstance(item, n.Import):
+                target = self.resolve(item.path)
+                if target is None:
+                    program.diagnostics.append(_unknown_import(item))
+                    continue
+                if target in stack:
+                    program.diagnostics.append(_cycle(item, stack, target))
+                    continue
+                aliases[item.name] = target
+                self._load(program, target, stack, item)
+        stack.pop()
+        program.imports[path] = aliases
+        program.modules[path] = module
+
+    def resolve(self, import_path: str) -> str | None:
+        """The module path an import names, or None when no file exists."""
+        if import_path.startswith(STD_PREFIX):
+            name = import_path[len(STD_PREFIX) :]
+            return f"{STD_PREFIX}{name}.hl" if (STDLIB_DIR / f"{name}.hl").is_file() else None
+        if ".." in Path(import_path).parts or Path(import_path).is_absolute():
+            return None
+        for candidate in (f"{import_path}.hl", f"{import_path}/mod.hl"):
+            if (self.root / candidate).is_file():
+                return candidate
+        return None
+
+    def _read(self, program: LoadedProgram, path: str, via) -> str | None:
+        file = (
+            STDLIB_DIR / path[len(STD_PREFIX) :]
+            if path.startswith(STD_PREFIX)
+            else self.root / path
+        )
+        try:
+            return file.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as e:
+            span = via.span if via is not None else None
+            reason = "is not UTF-8" if isinstance(e, UnicodeDecodeError) else "cannot be read"
+            program.diagnostics.append(Diagnostic("E0101", f"`{path}` {reason}", span))
+            return None
+
+
+def _unknown_import(item: n.Import) -> Diagnostic:
+    return Diagnostic(
+        "E0102",
+        f'no module at "{item.path}"',
+        item.span,
+        help=f"an import names `{item.path}.hl` or `{item.path}/mod.hl` under the genome root",
+    )
+
+
+def _cycle(item: n.Import, stack: list[str], target: str) -> Diagnostic:
+    chain = " -> ".join([*stack[stack.index(target) :], target])
+    return Diagnostic(
+        "E0103",
+        f'import cycle: "{item.path}" is already being loaded',
+        item.span,
+        help=f"the chain is {chain}; move what both need into a module of its own",
+    )
