@@ -1,0 +1,64 @@
+"""Memory's schema, one numbered migration at a time, per dialect.
+
+`schema_version` holds one row: the highest migration applied. Migrating
+runs, in one write transaction, every migration above it in order and then
+records the new version, so running it twice (or from two nodes at once:
+SQLite's BEGIN IMMEDIATE, PostgreSQL's advisory lock) changes nothing.
+Claims rows are never deleted, so a key's token never goes back.
+"""
+
+from __future__ import annotations
+
+# The advisory lock PostgreSQL nodes take while migrating ("hale" in ASCII).
+PG_MIGRATE_LOCK = 0x68616C65
+
+VERSION_TABLE = "CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)"
+
+_SQLITE_V1 = [
+    """CREATE TABLE claims (
+        key TEXT PRIMARY KEY,
+        holder TEXT NOT NULL,
+        token INTEGER NOT NULL,
+        until_ms INTEGER NOT NULL,
+        granted_ms INTEGER NOT NULL)""",
+    "CREATE TABLE positions (name TEXT PRIMARY KEY, holder TEXT)",
+    "CREATE TABLE nodes (id TEXT PRIMARY KEY, kind TEXT NOT NULL, props TEXT NOT NULL)",
+    """CREATE TABLE edges (
+        src TEXT NOT NULL, kind TEXT NOT NULL, dst TEXT NOT NULL, props TEXT NOT NULL,
+        PRIMARY KEY (src, kind, dst))""",
+    "CREATE INDEX edges_by_kind ON edges (kind)",
+    "CREATE TABLE cursors (name TEXT PRIMARY KEY, value TEXT)",
+    """CREATE TABLE nerves (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        subject TEXT NOT NULL, body TEXT NOT NULL, at_ms INTEGER NOT NULL)""",
+]
+
+_PG_V1 = [
+    """CREATE TABLE claims (
+        key TEXT PRIMARY KEY,
+        holder TEXT NOT NULL,
+        token BIGINT NOT NULL,
+        until_ms BIGINT NOT NULL,
+        granted_ms BIGINT NOT NULL)""",
+    "CREATE TABLE positions (name TEXT PRIMARY KEY, holder TEXT)",
+    "CREATE TABLE nodes (id TEXT PRIMARY KEY, kind TEXT NOT NULL, props JSONB NOT NULL)",
+    """CREATE TABLE edges (
+        src TEXT NOT NULL, kind TEXT NOT NULL, dst TEXT NOT NULL, props JSONB NOT NULL,
+        PRIMARY KEY (src, kind, dst))""",
+    "CREATE INDEX edges_by_kind ON edges (kind)",
+    "CREATE TABLE cursors (name TEXT PRIMARY KEY, value TEXT)",
+    """CREATE TABLE nerves (
+        id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        subject TEXT NOT NULL, body JSONB NOT NULL, at_ms BIGINT NOT NULL)""",
+]
+
+# dialect -> migrations; migration n (1-based) is MIGRATIONS[dialect][n - 1]
+MIGRATIONS: dict[str, list[list[str]]] = {
+    "sqlite": [_SQLITE_V1],
+    "postgresql": [_PG_V1],
+}
+
+
+def latest(dialect: str) -> int:
+    """The version a fully migrated memory of `dialect` is at."""
+    return len(MIGRATIONS[dialect])

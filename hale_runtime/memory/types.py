@@ -1,0 +1,80 @@
+"""The values memory hands out and the ways it refuses.
+
+A grant's times are the database's clock in milliseconds (`until`, `now`);
+`deadline` is the same expiry carried onto the node's own clock by the
+duration only (read the node clock before asking, add `until - now`), so a
+node whose wall clock is wrong still knows how long it holds a claim.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+class MemoryFailed(Exception):
+    """Memory could not be reached or refused a statement; a node stops on it."""
+
+
+class Fenced(Exception):
+    """An act under a claim token that was taken over, released or expired."""
+
+    def __init__(self, key: str, token: int, why: str):
+        self.key, self.token, self.why = key, token, why
+        super().__init__(f"fenced: {key} token {token} {why}")
+
+
+@dataclass(frozen=True)
+class Grant:
+    """One grant of a claim: who holds `key`, under which token, until when."""
+
+    key: str
+    holder: str
+    token: int
+    until: int  # ms since the epoch, database clock
+    now: int  # ms since the epoch, database clock, when memory answered
+    deadline: float = field(default=0.0, compare=False)  # node clock, seconds
+
+    @property
+    def remaining_ms(self) -> int:
+        """How long the grant had left when memory answered."""
+        return self.until - self.now
+
+
+@dataclass(frozen=True)
+class SetHolder:
+    """Graph op: `position` is held by `holder` (None: nobody)."""
+
+    position: str
+    holder: str | None
+
+
+@dataclass(frozen=True)
+class Node:
+    """Graph op and value: a node such as `definition:<id>`."""
+
+    id: str
+    kind: str
+    props: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Edge:
+    """Graph op and value: `src -kind-> dst`, e.g. a `convenes` edge with a cadence."""
+
+    src: str
+    kind: str
+    dst: str
+    props: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class DropEdge:
+    """Graph op: remove `src -kind-> dst` if it is there."""
+
+    src: str
+    kind: str
+    dst: str
+
+
+GraphOp = SetHolder | Node | Edge | DropEdge
