@@ -1,0 +1,41 @@
+"""`hale dna history`: the record's rows, one a line, read from this clone alone.
+
+Plain output is `<kind> <key> <body>` with the body as compact JSON the way the
+seeds print rows; `--json` prints each row as one JSON object a line, with its
+place (`seq`), id, writer, time and whether the remote holds it (`stamped`).
+"""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from hale_runtime.cli.common import fail
+from hale_runtime.project import NotAProject, find_root
+
+
+@click.command("history")
+@click.argument("key_prefix", required=False, default="")
+@click.option("--kind", help="only rows of this kind (e.g. claim.taken)")
+@click.option("--since", type=click.IntRange(min=0), default=0, help="only rows after this seq")
+@click.option("--stamped", is_flag=True, help="only rows the remote holds")
+@click.option("--json", "as_json", is_flag=True, help="one JSON object a line")
+def history(key_prefix: str, kind: str | None, since: int, stamped: bool, as_json: bool) -> None:
+    """Print the record's rows, optionally those whose key starts with KEY_PREFIX."""
+    from hale_runtime.record import Record, RecordError
+
+    try:
+        root = find_root()
+        record = Record.open(root)
+        rows = record.rows(since=since, kind=kind, key_prefix=key_prefix, stamped_only=stamped)
+        held = record.stamped_count()
+    except (NotAProject, RecordError) as exc:
+        fail(str(exc))
+    for row in rows:
+        if as_json:
+            click.echo(
+                json.dumps({**row.as_json(), "stamped": row.seq <= held}, ensure_ascii=False)
+            )
+        else:
+            click.echo(f"{row.kind} {row.key} {json.dumps(row.body, ensure_ascii=False)}")

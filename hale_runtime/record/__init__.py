@@ -1,0 +1,31 @@
+"""The record: append-only rows in git under `refs/dna/`, synced between clones.
+
+rec = Record.open(path)                  # the repository at or above path
+rec.append("claim.taken", "plan/i7", {"holder": rec.who, "token": 1})
+rec.append_many([(kind, key, body), ...])  # one commit, all or none
+rec.rows(since=cursor, kind=..., key_prefix=..., stamped_only=...)
+rec.cursor()                             # the seq to read on from
+rec.sync()                               # fetch, rebase, push (no-op without a remote)
+rec.put_receipt(doc) / rec.get_receipt(digest)
+"""
+
+from hale_runtime.record.errors import RecordError
+from hale_runtime.record.identity import Clock, wall_clock
+from hale_runtime.record.practices import seed_practices
+from hale_runtime.record.record import Record, tracking_ref
+from hale_runtime.record.row import Row, canonical
+from hale_runtime.record.store import RECORD_REF
+from hale_runtime.record.sync import SyncReport
+
+__all__ = [
+    "RECORD_REF",
+    "Clock",
+    "Record",
+    "RecordError",
+    "Row",
+    "SyncReport",
+    "canonical",
+    "seed_practices",
+    "tracking_ref",
+    "wall_clock",
+]

@@ -1,0 +1,148 @@
+"""A row, its canonical form and its id.
+
+A row is stored as one line of canonical JSON (sorted keys, no spaces, UTF-8).
+Its id is the SHA-256 of the canonical JSON of its content (every field but
+`id`), so the same row written twice, or received twice by sync, is one row.
+Because the stored line is canonical, the content is the line with its `id`
+member cut out: decoding verifies an id by hashing that slice, with no
+re-encoding.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from json.encoder import c_make_encoder, encode_basestring
+from typing import Any, NamedTuple
+
+from hale_runtime.record.errors import RecordError
+
+FIELDS = ("at", "body", "clone", "id", "key", "kind", "who")
+_FIELD_SET = frozenset(FIELDS)
+
+
+_KIND = re.compile(r"\S+")
+
+
+def _not_json(value: Any) -> Any:
+    raise TypeError(f"{type(value).__name__} is not JSON")
+
+
+# json's C encoder, built once: sorted keys, "," and ":", non-ASCII kept, no NaN
+_ENCODE = c_make_encoder(None, _not_json, encode_basestring, None, ":", ",", True, False, False)
+
+
+def canonical(value: Any) -> str:
+    """Sorted keys, no spaces, non-ASCII kept: the one text a value has."""
+    try:
+        return "".join(_ENCODE(value, 0))
+    except RecursionError as exc:
+        raise ValueError("a value that contains itself is not JSON") from exc
+
+
+class Row(NamedTuple):
+    """One fact in the record. `seq` is its 1-based place in this clone's chain."""
+
+    kind: str
+    key: str
+    body: dict[str, Any]
+    who: str
+    at: int
+    clone: str
+    id: str
+    seq: int = 0
+
+    def as_json(self) -> dict[str, Any]:
+        """The row as a plain object (for `--json` and for scripts)."""
+        return {
+            "seq": self.seq,
+            "id": self.id,
+            "kind": self.kind,
+            "key": self.key,
+            "body": self.body,
+            "who": self.who,
+            "at": self.at,
+            "clone": self.clone,
+        }
+
+
+_new = tuple.__new__  # builds a Row from a full tuple, skipping NamedTuple's argument parsing
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
+def _check(kind: str, key: str, body: Any, who: str, at: Any, clone: str) -> None:
+    if type(kind) is not str or not _KIND.fullmatch(kind):
+        raise ValueError(f"a row's kind is a dotted word, not {kind!r}")
+    if type(key) is not str or "\n" in key:
+        raise ValueError(f"a row's key is one line of text, not {key!r}")
+    if type(body) is not dict:
+        raise ValueError("a row's body is a JSON object")
+    if type(at) is not int or at < 0:
+        raise ValueError(f"a row's time is UTC milliseconds, not {at!r}")
+    if type(who) is not str or type(clone) is not str:
+        raise ValueError("a row's who and clone are text")
+
+
+def _parts(kind: str, key: str, body_json: str, who: str, at: int, clone: str) -> tuple[str, str]:
+    """(content, line-after-id): the canonical text around the `id` member."""
+    text = encode_basestring  # a str's canonical JSON, non-ASCII kept
+    head = f'{{"at":{at},"body":{body_json},"clone":{text(clone)}'
+    tail = f'"key":{text(key)},"kind":{text(kind)},"who":{text(who)}}}'
+    return head, tail
+
+
+def make_row(kind: str, key: str, body: dict[str, Any], who: str, at: int, clone: str) -> Row:
+    """A new row, its body normalised through JSON and its id computed."""
+    return new_row(kind, key, body, who, at, clone)[0]
+
+
+def new_row(
+    kind: str, key: str, body: dict[str, Any], who: str, at: int, clone: str
+) -> tuple[Row, str]:
+    """(a new row with seq 0, its stored line), computed together so JSON is encoded once."""
+    _check(kind, key, body, who, at, clone)
+    flat = True
+    for name, value in body.items():
+        if type(name) is not str:
+            raise ValueError(f"a row's body has text keys, not {name!r}")
+        if type(value) not in _SCALARS:
+            flat = False
+    try:
+        body_json = canonical(body)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"a row's body must be JSON: {exc}") from exc
+    # the row keeps its own copy, exactly as a reader will decode it
+    copy = dict(sorted(body.items())) if flat else json.loads(body_json)
+    head = f'{{"at":{at},"body":{body_json},"clone":{encode_basestring(clone)}'
+    tail = (
+        f'"key":{encode_basestring(key)},"kind":{encode_basestring(kind)},'
+        f'"who":{encode_basestring(who)}}}'
+    )
+    digest = hashlib.sha256(f"{head},{tail}".encode()).hexdigest()
+    return _new(Row, (kind, key, copy, who, at, clone, digest, 0)), f'{head},"id":"{digest}",{tail}'
+
+
+def encode_line(row: Row) -> str:
+    """The row's stored line (canonical JSON of all its fields but `seq`)."""
+    head, tail = _parts(row.kind, row.key, canonical(row.body), row.who, row.at, row.clone)
+    return f'{head},"id":"{row.id}",{tail}'
+
+
+def decode_line(line: str, seq: int, where: str) -> Row:
+    """A stored line back to a Row, its id verified; `where` names the ref for errors."""
+    try:
+        obj = json.loads(line)
+    except ValueError as exc:
+        raise RecordError(f"{where}: a row is not JSON ({exc})") from exc
+    if not isinstance(obj, dict) or obj.keys() != _FIELD_SET:
+        raise RecordError(f"{where}: a row does not have the record's fields")
+    digest = obj["id"]
+    marker = f',"id":"{digest}",' if isinstance(digest, str) else None
+    cut = line.rfind(marker) if marker else -1
+    content = line[:cut] + "," + line[cut + len(marker) :] if cut >= 0 else ""
+    if cut < 0 or hashlib.sha256(content.encode()).hexdigest() != digest:
+        raise RecordError(f"{where}: a row's id does not match its content")
+    return Row(
+        obj["kind"], obj["key"], obj["body"], obj["who"], obj["at"], obj["clone"], digest, seq
+    )

@@ -1,0 +1,158 @@
+"""The record in git: one linear chain of commits under `refs/dna/record`.
+
+Each append is one commit whose tree holds one blob, `rows.jsonl`: the batch's
+rows, one canonical JSON line each. Objects are written first (libgit2 writes
+loose objects atomically), then the ref moves by compare-and-swap, so a
+writer killed at any point leaves the chain either without its commit or
+with all of it. Nothing here touches the work tree, the index or HEAD.
+
+Reading walks parents back from the tip until it meets a commit the caller
+already knows, so a reader that keeps its place decodes only what is new.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pygit2
+
+from hale_runtime.record.errors import RecordError
+
+RECORD_REF = "refs/dna/record"
+ROWS_ENTRY = "rows.jsonl"
+# test hook: when set to a file path, a writer creates that file once its
+# objects are written and then sleeps before moving the ref (so a test can kill it)
+PAUSE_ENV = "HALE_RECORD_TEST_PAUSE_BEFORE_REF"
+LOCK_WAIT_S = 10.0  # how long a ref lock held by someone else is waited out
+
+
+def read_ref(repo: pygit2.Repository, name: str) -> pygit2.Oid | None:
+    """The commit a record ref points at, or None when the ref does not exist."""
+    try:
+        ref = repo.references.get(name)
+    except (pygit2.GitError, ValueError) as exc:
+        raise RecordError(f"{name} is damaged: {exc}") from exc
+    if ref is None:
+        return None
+    if ref.type != pygit2.enums.ReferenceType.DIRECT:
+        raise RecordError(f"{name} is a symbolic ref; the record's refs point at commits")
+    obj = repo.get(ref.target)
+    if obj is None:
+        raise RecordError(f"{name} is damaged: it points at {ref.target}, which is missing")
+    if obj.type != pygit2.enums.ObjectType.COMMIT:
+        raise RecordError(f"{name} holds a foreign object: a {obj.type_str}, not a record commit")
+    return ref.target
+
+
+def commit_rows(repo: pygit2.Repository, oid: pygit2.Oid, where: str) -> tuple[str | None, str]:
+    """(parent hex or None, the JSONL text) of one record commit, checked for shape."""
+    commit = repo.get(oid)
+    if commit is None or commit.type != pygit2.enums.ObjectType.COMMIT:
+        raise RecordError(f"{where}: {oid} in the chain is missing or not a commit")
+    parents = commit.parent_ids
+    if len(parents) > 1:
+        raise RecordError(f"{where}: foreign object: {oid} is a merge; the record is linear")
+    tree = commit.tree
+    if len(tree) != 1 or tree[0].name != ROWS_ENTRY or tree[0].type_str != "blob":
+        raise RecordError(f"{where}: foreign object: {oid} is not a record commit")
+    try:
+        text = repo[tree[0].id].data.decode()
+    except UnicodeDecodeError as exc:
+        raise RecordError(f"{where}: {oid} holds rows that are not UTF-8") from exc
+    if not text.endswith("\n"):
+        raise RecordError(f"{where}: foreign object: {oid} holds no whole rows")
+    return (str(parents[0]) if parents else None), text
+
+
+def walk_back(
+    repo: pygit2.Repository, tip: pygit2.Oid, known: Callable[[str], bool], where: str
+) -> tuple[list[tuple[str, str | None, str]], str | None]:
+    """Commits from `tip` back to the first known one: ([(hex, parent, text)] oldest first, hit)."""
+    found: list[tuple[str, str | None, str]] = []
+    here: str | None = str(tip)
+    while here is not None and not known(here):
+        parent, text = commit_rows(repo, pygit2.Oid(hex=here), where)
+        found.append((here, parent, text))
+        here = parent
+    found.reverse()
+    return found, here
+
+
+def write_commit(
+    repo: pygit2.Repository, parent: pygit2.Oid | None, text: str, who: str, at_ms: int
+) -> pygit2.Oid:
+    """Blob, tree and commit for one batch of rows; no ref moves."""
+    blob = repo.create_blob(text.encode())
+    builder = repo.TreeBuilder()
+    builder.insert(ROWS_ENTRY, blob, pygit2.enums.FileMode.BLOB)
+    tree = builder.write()
+    sig = pygit2.Signature(who or "hale", "record@hale", at_ms // 1000, 0)
+    count = text.count("\n")
+    parents = [parent] if parent is not None else []
+    return repo.create_commit(None, sig, sig, f"{count} row(s)\n", tree, parents)
+
+
+def _pause_for_tests(oid: pygit2.Oid) -> None:
+    marker = os.environ.get(PAUSE_ENV)
+    if marker:
+        Path(marker).write_text(str(oid))
+        time.sleep(60)
+
+
+def move_ref(repo: pygit2.Repository, name: str, old: pygit2.Oid | None, new: pygit2.Oid) -> bool:
+    """Compare-and-swap `name` from `old` to `new`; False when someone moved it first."""
+    _pause_for_tests(new)
+    for _ in _lock_waits(repo, name):
+        try:
+            if old is None:
+                repo.references.create(name, new, force=False)
+            else:
+                ref = repo.references.get(name)
+                if ref is None or ref.target != old:
+                    return False
+                ref.set_target(new, "hale record")
+            return True
+        except pygit2.AlreadyExistsError:
+            return False
+        except pygit2.GitError as exc:
+            if "does not match" in str(exc):
+                return False
+            raise RecordError(f"{name} could not be moved: {exc}") from exc
+        except OSError as exc:
+            if "lock" not in str(exc):
+                raise RecordError(f"{name} could not be moved: {exc}") from exc
+    raise RecordError(_stale_lock_message(repo, name))
+
+
+def set_ref(repo: pygit2.Repository, name: str, new: pygit2.Oid) -> None:
+    """Point `name` at `new` whatever it held (for refs that only mirror a remote)."""
+    for _ in _lock_waits(repo, name):
+        try:
+            repo.references.create(name, new, force=True)
+            return
+        except OSError as exc:
+            if "lock" not in str(exc):
+                raise RecordError(f"{name} could not be moved: {exc}") from exc
+    raise RecordError(_stale_lock_message(repo, name))
+
+
+def _lock_waits(repo: pygit2.Repository, name: str) -> Iterator[int]:
+    """Attempts, with short growing sleeps between them, for up to LOCK_WAIT_S."""
+    deadline = time.monotonic() + LOCK_WAIT_S
+    attempt = 0
+    while attempt == 0 or time.monotonic() < deadline:
+        if attempt:
+            time.sleep(min(0.002 * attempt, 0.05))
+        yield attempt
+        attempt += 1
+
+
+def _stale_lock_message(repo: pygit2.Repository, name: str) -> str:
+    lock = Path(repo.path) / f"{name}.lock"
+    return (
+        f"{name} stays locked by {lock}; if no hale or git process is running, "
+        "a killed writer left it: remove that file"
+    )

@@ -1,0 +1,202 @@
+"""Sync: fetch, rebase this clone's unstamped rows onto the remote's tip, push.
+
+One round: fetch the remote's `refs/dna/record` into a tracking ref (and its
+receipts), then bring the local chain onto it. When the local chain already
+contains the remote tip there is nothing to rebase; when the remote's chain
+contains ours, we fast-forward; otherwise the rows after the commit both share
+are written again as one commit on the remote tip, minus those whose id the
+remote already holds, and the local ref moves to it by compare-and-swap. The
+push is without force, so at the remote it is a compare-and-swap too; a
+rejection (which libgit2 reports through `push_update_reference`, or, for a
+stale local check, as an error) starts the round again. The tracking ref
+moves only to what the remote was seen to hold, and it is what "stamped"
+means. Every clone ends on the remote's chain, so all share one order.
+
+libgit2's local transport (a path or file:// remote) checks fast-forward
+before it writes and then writes the ref unconditionally; hale serialises its
+own pushes to such a remote with a lock file inside it, so the check and the
+write are one step.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import random
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pygit2
+
+from hale_runtime.record import receipts, store
+from hale_runtime.record.errors import RecordError
+from hale_runtime.record.row import decode_line, encode_line
+
+if TYPE_CHECKING:
+    from hale_runtime.record.record import Record
+
+MAX_ROUNDS = 60
+REJECTIONS = (
+    "non-fastforward",
+    "fastforwardable",
+    "not present locally",
+    "fetch first",
+    "stale info",
+    "rejected",
+)
+
+
+@dataclass(frozen=True)
+class SyncReport:
+    """What one sync did: rows sent to and received from `remote` (None: no remote)."""
+
+    remote: str | None
+    sent: int = 0
+    received: int = 0
+    rounds: int = 0
+
+
+class _Callbacks(pygit2.RemoteCallbacks):
+    """Collects push rejections; offers the ssh agent when a remote asks for a key."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.rejected: list[str] = []
+
+    def push_update_reference(self, refname: str, message: str | None) -> None:
+        if message:
+            self.rejected.append(f"{refname}: {message}")
+
+    def credentials(self, url: str, username_from_url: str | None, allowed_types: int):
+        if allowed_types & pygit2.enums.CredentialType.SSH_KEY:
+            return pygit2.KeypairFromAgent(username_from_url or "git")
+        raise pygit2.GitError(f"no credentials hale can offer for {url}")
+
+
+def sync(record: Record) -> SyncReport:
+    """Bring this clone and the record's remote to one chain (see the module's comment)."""
+    from hale_runtime.record.record import tracking_ref
+
+    name = record.remote()
+    if name is None:
+        return SyncReport(None)
+    repo, remote = record.repo, record.repo.remotes[name]
+    record.refresh()
+    before = set(record._ids)
+    refusal = "the local chain kept moving"
+    for round_no in range(1, MAX_ROUNDS + 1):
+        _fetch(remote, name, tracking_ref(name))
+        theirs = store.read_ref(repo, tracking_ref(name))
+        moved, tip = _rebase(record, theirs)
+        if not moved:
+            continue  # the local chain moved under us: go again
+        sent = _unheld(record, theirs)
+        refusal = _push(remote, name, tip) if sent and tip is not None else None
+        if refusal:
+            time.sleep(random.uniform(0.0, 0.02 * round_no))
+            continue
+        if tip is not None and tip != theirs:
+            store.set_ref(repo, tracking_ref(name), tip)
+        _push_receipts(repo, remote, name)
+        record.refresh()
+        received = sum(1 for row_id in record._ids if row_id not in before)
+        return SyncReport(name, sent, received, round_no)
+    raise RecordError(
+        f"sync: {store.RECORD_REF} at {name} refused {MAX_ROUNDS} rounds; last: {refusal}"
+    )
+
+
+def _fetch(remote: pygit2.Remote, name: str, tracking: str) -> None:
+    specs = [f"+{store.RECORD_REF}:{tracking}", f"+{receipts.PREFIX}*:{receipts.PREFIX}*"]
+    try:
+        remote.fetch(specs, callbacks=_Callbacks())
+    except (pygit2.GitError, OSError) as exc:
+        raise RecordError(f"sync: fetching {store.RECORD_REF} from {name} failed: {exc}") from exc
+
+
+def _rebase(record: Record, theirs: pygit2.Oid | None) -> tuple[bool, pygit2.Oid | None]:
+    """(done, the local tip standing on `theirs`); not done when the local ref moved meanwhile."""
+    ours = record.refresh()
+    if theirs is None or ours == theirs or str(theirs) in record._pos:
+        return True, ours  # nothing to take: push what we have (if anything)
+    if ours is None or record.repo.descendant_of(theirs, ours):
+        target = theirs
+    else:
+        target = _replay(record, ours, theirs)
+    if not store.move_ref(record.repo, store.RECORD_REF, ours, target):
+        return False, None
+    record.refresh()
+    return True, target
+
+
+def _replay(record: Record, ours: pygit2.Oid, theirs: pygit2.Oid) -> pygit2.Oid:
+    """One commit on `theirs` holding our rows past the shared commit that it lacks."""
+    from hale_runtime.record.record import tracking_ref
+
+    repo = record.repo
+    base = repo.merge_base(ours, theirs)
+    base_hex = str(base) if base is not None else None
+    where = tracking_ref(record.remote() or "remote")
+    found, _ = store.walk_back(repo, theirs, lambda h: h == base_hex, where)
+    held = {
+        decode_line(line, 0, where).id for _, _, text in found for line in text.split("\n")[:-1]
+    }
+    keep = record._pos.get(base_hex, -1) + 1 if base_hex else 0
+    start = record._ends[keep - 1] if keep else 0
+    pending = [r for r in record._rows[start:] if r.id not in held]
+    if not pending:
+        return theirs
+    text = "".join([encode_line(r) + "\n" for r in pending])
+    return store.write_commit(repo, theirs, text, record.who, record.clock())
+
+
+def _unheld(record: Record, theirs: pygit2.Oid | None) -> int:
+    """How many local rows lie past the remote's tip (what a push would deliver)."""
+    if theirs is None:
+        return len(record._rows)
+    where = record._pos.get(str(theirs))
+    return len(record._rows) - record._ends[where] if where is not None else 0
+
+
+def _push(remote: pygit2.Remote, name: str, tip: pygit2.Oid) -> str | None:
+    """Push `tip` to the remote's record ref without force; the refusal, or None if taken."""
+    callbacks = _Callbacks()
+    with _remote_lock(remote.url):
+        try:
+            remote.push([f"{tip}:{store.RECORD_REF}"], callbacks=callbacks)
+        except (pygit2.GitError, OSError) as exc:
+            if any(word in str(exc) for word in REJECTIONS):
+                return str(exc)
+            raise RecordError(f"sync: pushing {store.RECORD_REF} to {name} failed: {exc}") from exc
+    return "; ".join(callbacks.rejected) or None
+
+
+def _push_receipts(repo: pygit2.Repository, remote: pygit2.Remote, name: str) -> None:
+    """Push the receipts the remote did not advertise at the last fetch."""
+    there = {head.name for head in remote.list_heads(connect=False)}
+    missing = [ref for ref in receipts.receipt_refs(repo) if ref not in there]
+    if not missing:
+        return
+    callbacks = _Callbacks()
+    try:
+        remote.push([f"{ref}:{ref}" for ref in missing], callbacks=callbacks)
+    except (pygit2.GitError, OSError) as exc:
+        raise RecordError(f"sync: pushing receipts to {name} failed: {exc}") from exc
+
+
+@contextlib.contextmanager
+def _remote_lock(url: str) -> Iterator[None]:
+    """For a remote on this machine, hold its `hale-push.lock` while pushing."""
+    path = Path(url[len("file://") :] if url.startswith("file://") else url)
+    if "://" in url and not url.startswith("file://") or not path.is_dir():
+        yield
+        return
+    with open(path / "hale-push.lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)

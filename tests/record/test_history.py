@@ -1,0 +1,66 @@
+"""`hale dna history`: the record's rows as the seeds print them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from hale_runtime.cli import hale
+from hale_runtime.record import RECORD_REF, Record
+
+
+@pytest.fixture
+def filled(record: Record, project: Path, monkeypatch: pytest.MonkeyPatch) -> Record:
+    holder = record.who
+    record.append("claim.taken", "plan/i7", {"holder": holder, "token": 1, "until": 1767225630000})
+    record.append_many(
+        [
+            ("schedule.requested", "req/r1", {"id": "nightly", "cron": "0 2 * * *", "by": "ann"}),
+            ("intent.requested", "t1", {"objective": "réconcilier les comptes"}),
+        ]
+    )
+    record.append("claim.released", "plan/i7", {"holder": holder})
+    monkeypatch.chdir(project / "dna")  # any folder inside the project
+    return record
+
+
+def history(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(hale, ["dna", "history", *args])
+    return result.exit_code, result.stdout, result.stderr
+
+
+@pytest.mark.parametrize(
+    "args",
+    [(), ("plan/",), ("--kind", "claim.taken"), ("--since", "2"), ("--json",)],
+    ids=["all", "key-prefix", "kind", "since", "json"],
+)
+def test_history_prints_one_row_a_line(filled: Record, args: tuple[str, ...], snapshot) -> None:
+    code, out, err = history(*args)
+    assert (code, err) == (0, "")
+    assert out == snapshot
+
+
+def test_history_prints_claims_the_way_the_seed_does(filled: Record) -> None:
+    _, out, _ = history("plan/i7", "--kind", "claim.taken")
+    assert (
+        out
+        == 'claim.taken plan/i7 {"holder": "ann@box:c0ffee00", "token": 1, "until": 1767225630000}\n'
+    )
+
+
+def test_history_outside_a_project_says_how_to_make_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    code, out, err = history()
+    assert code == 1 and out == ""
+    assert err.startswith("hale: ") and "hale dna new" in err and err.count("\n") == 1
+
+
+def test_history_on_a_damaged_record_is_one_line(filled: Record, project: Path) -> None:
+    (project / ".git" / RECORD_REF).write_text("garbage\n")
+    code, out, err = history()
+    assert code == 1 and out == ""
+    assert RECORD_REF in err and err.count("\n") == 1 and "Traceback" not in err

@@ -1,0 +1,179 @@
+"""The record in one clone: append, read, compare-and-swap, cache, damage."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pygit2
+import pytest
+from record_helpers import ids, run_python, stepping_clock
+
+from hale_runtime.record import RECORD_REF, Record, RecordError, store
+
+
+def test_rows_read_back_in_order_and_filter(record: Record) -> None:
+    record.append("claim.taken", "plan/i7", {"holder": record.who, "token": 1, "until": 9})
+    record.append_many(
+        [("schedule.requested", "sched/nightly", {"n": 1}), ("claim.released", "plan/i7", {})]
+    )
+    assert [r.kind for r in record.rows()] == [
+        "claim.taken",
+        "schedule.requested",
+        "claim.released",
+    ]
+    assert [r.seq for r in record.rows()] == [1, 2, 3]
+    assert [r.kind for r in record.rows(since=1)] == ["schedule.requested", "claim.released"]
+    assert [r.seq for r in record.rows(kind="claim.released")] == [3]
+    assert [r.seq for r in record.rows(kind=["claim.taken", "claim.released"])] == [1, 3]
+    assert [r.seq for r in record.rows(key_prefix="plan/")] == [1, 3]
+    assert record.cursor() == 3
+    assert record.get(record.rows()[1].id) == record.rows()[1]
+
+
+def test_a_batch_is_one_commit_and_a_fresh_reader_sees_it(record: Record, project: Path) -> None:
+    record.append_many([("a.b", f"k{i}", {"i": i}) for i in range(50)])
+    tip = record.repo.references[RECORD_REF].target
+    assert record.repo[tip].parents == []
+    assert [r.key for r in Record.open(project).rows()] == [f"k{i}" for i in range(50)]
+
+
+def test_a_body_with_line_separators_stays_one_row(record: Record, project: Path) -> None:
+    body = {"text": "a\u2028b\u2029c\x85d\re\nf"}
+    record.append("a.b", "k\u2028", body)
+    assert [(r.key, r.body) for r in Record.open(project).rows()] == [("k\u2028", body)]
+
+
+def test_the_same_row_twice_is_one_row(project: Path) -> None:
+    rec = Record.open(project, clock=lambda: 5, who="w")
+    first = rec.append("a.b", "k", {"x": 1})
+    again = rec.append_many([("a.b", "k", {"x": 1}), ("a.b", "k", {"x": 1}), ("a.b", "j", {})])
+    assert again[0] == again[1] == first
+    assert [r.key for r in Record.open(project).rows()] == ["k", "j"]
+
+
+def test_appending_touches_neither_work_tree_nor_index_nor_head(project: Path) -> None:
+    git = ["git", "-C", str(project)]
+    subprocess.run([*git, "add", "-A"], check=True)
+    subprocess.run(
+        [*git, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "genome"], check=True
+    )
+    (project / "dna/org/main.hl").write_text("// edited, not staged\n")
+    head = (project / ".git/HEAD").read_text(), subprocess.check_output([*git, "rev-parse", "HEAD"])
+    index = (project / ".git/index").read_bytes()
+    status = subprocess.check_output([*git, "status", "--porcelain"])
+    rec = Record.open(project)
+    rec.append_many([("a.b", "k", {}), ("a.c", "k", {})])
+    rec.put_receipt({"x": 1})
+    assert (project / ".git/index").read_bytes() == index
+    assert subprocess.check_output([*git, "status", "--porcelain"]) == status
+    assert (
+        (project / ".git/HEAD").read_text(),
+        subprocess.check_output([*git, "rev-parse", "HEAD"]),
+    ) == head
+
+
+def test_the_cache_is_derived_and_safe_to_lose(record: Record, project: Path) -> None:
+    for n in range(5):
+        record.append_many([("a.b", f"k{n}.{i}", {"i": i}) for i in range(20)])
+    record.close()
+    expected = ids(record)
+    cache = project / ".git/hale/record.cache"
+    assert cache.stat().st_size > 0
+    assert ids(Record.open(project)) == expected
+    cache.write_bytes(cache.read_bytes()[:-7])  # a writer killed mid-frame
+    assert ids(Record.open(project)) == expected
+    cache.write_bytes(b"not a cache at all")
+    assert ids(Record.open(project)) == expected
+    cache.unlink()
+    reopened = Record.open(project)
+    assert ids(reopened) == expected
+    reopened.close()
+    assert cache.exists()
+
+
+def test_the_cache_follows_a_chain_that_was_replaced(project: Path) -> None:
+    first = Record.open(project, clock=stepping_clock(), who="w")
+    first.append_many([("a.b", f"k{i}", {}) for i in range(3)])
+    first.close()
+    repo = pygit2.Repository(str(project))
+    repo.references.delete(RECORD_REF)  # someone rewrote the record
+    second = Record.open(project, clock=stepping_clock(10**9), who="w")
+    second.append("x.y", "other", {})
+    assert [r.key for r in Record.open(project).rows()] == ["other"]
+
+
+WRITER = """
+import sys
+from hale_runtime.record import Record
+rec = Record.open(sys.argv[1])
+for i in range(int(sys.argv[3])):
+    rec.append("load.row", f"{sys.argv[2]}/{i}", {"i": i})
+"""
+
+
+def test_two_processes_appending_in_one_clone_lose_nothing(project: Path) -> None:
+    writers = [run_python(WRITER, str(project), name, "60") for name in ("a", "b")]
+    for writer in writers:
+        assert writer.wait(timeout=120) == 0, writer.stderr.read()
+    keys = [r.key for r in Record.open(project).rows()]
+    assert sorted(keys) == sorted(f"{n}/{i}" for n in "ab" for i in range(60))
+    for name in "ab":  # each writer's rows keep their own order
+        assert [k for k in keys if k.startswith(name)] == [f"{name}/{i}" for i in range(60)]
+
+
+def test_receipts_are_blobs_git_prints(record: Record, project: Path) -> None:
+    digest = record.put_receipt({"name": "x", "kind": "practice", "text": "é"})
+    assert record.put_receipt({"kind": "practice", "text": "é", "name": "x"}) == digest
+    shown = subprocess.check_output(
+        ["git", "-C", str(project), "cat-file", "-p", f"refs/dna/receipts/{digest}"], text=True
+    )
+    assert shown == '{"kind":"practice","name":"x","text":"é"}'
+    assert record.get_receipt(digest) == {"kind": "practice", "name": "x", "text": "é"}
+    assert record.receipts() == [digest]
+    with pytest.raises(RecordError, match="no such receipt"):
+        record.get_receipt("0" * 64)
+
+
+def _ref_file(project: Path) -> Path:
+    return project / ".git" / RECORD_REF
+
+
+def test_a_damaged_ref_is_one_line_naming_it(record: Record, project: Path) -> None:
+    record.append("a.b", "k", {})
+    _ref_file(project).write_text("garbage\n")
+    with pytest.raises(RecordError) as caught:
+        Record.open(project).rows()
+    assert RECORD_REF in str(caught.value) and "\n" not in str(caught.value)
+    _ref_file(project).write_text("1" * 40 + "\n")
+    with pytest.raises(RecordError, match=f"{RECORD_REF} is damaged: it points at 1111"):
+        Record.open(project).rows()
+
+
+def test_a_foreign_object_under_the_ref_is_one_line_naming_it(
+    record: Record, project: Path
+) -> None:
+    repo = pygit2.Repository(str(project))
+    repo.references.create(RECORD_REF, repo.create_blob(b"hello"))
+    with pytest.raises(RecordError, match=f"{RECORD_REF} holds a foreign object: a blob"):
+        record.rows()
+    tree = repo.TreeBuilder().write()
+    sig = pygit2.Signature("x", "x@x", 1, 0)
+    commit = repo.create_commit(None, sig, sig, "not rows", tree, [])
+    repo.references.create(RECORD_REF, commit, force=True)
+    with pytest.raises(
+        RecordError, match=f"{RECORD_REF}: foreign object: {commit} is not a record"
+    ):
+        Record.open(project).rows()
+    digest = "a" * 64
+    repo.references.create(f"refs/dna/receipts/{digest}", commit)
+    with pytest.raises(RecordError, match=f"refs/dna/receipts/{digest} holds a foreign object"):
+        record.get_receipt(digest)
+
+
+def test_a_lock_left_behind_is_named(record: Record, project: Path, monkeypatch) -> None:
+    record.append("a.b", "k", {})
+    monkeypatch.setattr(store, "LOCK_WAIT_S", 0.2)
+    (project / ".git" / f"{RECORD_REF}.lock").write_text("")
+    with pytest.raises(RecordError, match=r"refs/dna/record stays locked by .*record\.lock"):
+        record.append("a.b", "j", {})

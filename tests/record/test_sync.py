@@ -1,0 +1,149 @@
+"""Sync between clones through a bare remote: rebase, dedupe, one order, stamping."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pygit2
+import pytest
+from record_helpers import ids, run_python, stepping_clock
+
+from hale_runtime.record import RECORD_REF, Record, RecordError, tracking_ref
+from hale_runtime.record import sync as sync_module
+from hale_runtime.record.sync import _push
+
+
+def open_clone(path: Path, start: int = 1_767_225_600_000) -> Record:
+    return Record.open(path, clock=stepping_clock(start))
+
+
+def test_without_a_remote_every_row_is_stamped(record: Record) -> None:
+    record.append("a.b", "k", {})
+    assert record.sync().remote is None
+    assert record.stamped_count() == 1
+    assert ids(record, stamped_only=True) == ids(record)
+
+
+def test_rows_travel_and_are_stamped_once_the_remote_holds_them(
+    make_clone: Callable[[str], Path], remote: Path
+) -> None:
+    a, b = open_clone(make_clone("a")), open_clone(make_clone("b"))
+    a.append_many([("claim.taken", "plan/i7", {"token": 1}), ("claim.released", "plan/i7", {})])
+    assert a.rows(stamped_only=True) == [] and a.cursor(stamped_only=True) == 0
+    report = a.sync()
+    assert (report.remote, report.sent, report.received) == ("origin", 2, 0)
+    assert a.stamped_count() == 2
+    assert b.sync().received == 2
+    assert ids(b) == ids(a) == ids(b, stamped_only=True)
+    remote_tip = pygit2.Repository(str(remote)).references[RECORD_REF].target
+    assert a.repo.references[tracking_ref("origin")].target == remote_tip
+
+
+def test_diverged_clones_converge_on_one_order_without_duplicates(
+    make_clone: Callable[[str], Path],
+) -> None:
+    a, b = open_clone(make_clone("a")), open_clone(make_clone("b"), 2_000_000_000_000)
+    a.append("x.a", "1", {})
+    a.sync()
+    b.sync()
+    a.append_many([("x.a", "2", {}), ("x.a", "3", {})])
+    b.append("x.b", "1", {})
+    b.append("x.b", "2", {})
+    a.sync()
+    assert [r.key for r in b.rows(stamped_only=True)] == ["1"]
+    b.sync()  # b's unstamped rows go on top of a's
+    a.sync()
+    assert [f"{r.kind}:{r.key}" for r in a.rows()] == ["x.a:1", "x.a:2", "x.a:3", "x.b:1", "x.b:2"]
+    assert ids(a) == ids(b) == ids(b, stamped_only=True)
+
+
+def test_the_same_row_in_two_clones_is_one_row(make_clone: Callable[[str], Path]) -> None:
+    paths = make_clone("a"), make_clone("b")
+    for path in paths:  # two clones that claim one identity write identical rows
+        pygit2.Repository(str(path)).config["hale.clone"] = "shared00"
+    a, b = (Record.open(p, clock=lambda: 42, who="node@host:shared00") for p in paths)
+    a.append("claim.taken", "plan/i7", {"token": 1})
+    b.append("claim.taken", "plan/i7", {"token": 1})
+    b.append("claim.released", "plan/i7", {})
+    a.sync()
+    b.sync()
+    a.sync()
+    assert [r.kind for r in a.rows()] == ["claim.taken", "claim.released"]
+    assert ids(a) == ids(b)
+
+
+def test_a_rejected_push_is_detected(make_clone: Callable[[str], Path]) -> None:
+    a, b = open_clone(make_clone("a")), open_clone(make_clone("b"))
+    a.append("x.a", "1", {})
+    a.sync()
+    stale = b.append("x.b", "1", {})
+    assert stale.seq == 1
+    tip = b.repo.references[RECORD_REF].target  # not on top of a's row
+    refusal = _push(b.repo.remotes["origin"], "origin", tip)
+    assert refusal and "not present locally" in refusal
+    b.sync()
+    assert [r.key for r in Record.open(b.repo.workdir).rows()] == ["1", "1"]
+
+
+def test_a_refusal_reported_through_the_callback_is_a_rejection(
+    make_clone: Callable[[str], Path], remote: Path, monkeypatch
+) -> None:
+    a = open_clone(make_clone("a"))
+    a.append("x.a", "1", {})
+    a.sync()
+    a.append("x.a", "2", {})
+    (remote / f"{RECORD_REF}.lock").write_text("")  # the remote cannot move its ref
+    tip = a.repo.references[RECORD_REF].target
+    refusal = _push(a.repo.remotes["origin"], "origin", tip)
+    assert refusal and refusal.startswith(f"{RECORD_REF}: ") and "lock" in refusal
+    monkeypatch.setattr(sync_module, "MAX_ROUNDS", 2)
+    with pytest.raises(RecordError, match="refused 2 rounds; last: refs/dna/record: .*lock"):
+        a.sync()
+    assert a.stamped_count() == 1
+
+
+def test_receipts_travel_with_the_rows(make_clone: Callable[[str], Path]) -> None:
+    a, b = open_clone(make_clone("a")), open_clone(make_clone("b"))
+    digest = a.put_receipt({"name": "operating/x"})
+    a.sync()
+    b.sync()
+    assert b.get_receipt(digest) == {"name": "operating/x"}
+
+
+CLONE_WORKER = """
+import random, sys, time
+from hale_runtime.record import Record
+path, name, rounds = sys.argv[1], sys.argv[2], int(sys.argv[3])
+rec = Record.open(path)
+rng = random.Random(name)
+written = 0
+for round_no in range(rounds):
+    batch = [("load.row", f"{name}/{written + i}", {"round": round_no}) for i in range(rng.randint(1, 3))]
+    rec.append_many(batch)
+    written += len(batch)
+    if rng.random() < 0.6:
+        rec.sync()
+    time.sleep(rng.random() * 0.01)
+rec.sync()
+print(written)
+"""
+
+
+def test_three_clones_in_three_processes_converge(make_clone: Callable[[str], Path]) -> None:
+    paths = {name: make_clone(name) for name in ("a", "b", "c")}
+    workers = {n: run_python(CLONE_WORKER, str(p), n, "25") for n, p in paths.items()}
+    written = {}
+    for name, worker in workers.items():
+        out, err = worker.communicate(timeout=300)
+        assert worker.returncode == 0, err
+        written[name] = int(out)
+    records = [Record.open(path) for path in paths.values()]
+    for record in records * 2:  # everyone hears everyone's last push
+        record.sync()
+    orders = [ids(record) for record in records]
+    assert orders[0] == orders[1] == orders[2]
+    keys = [r.key for r in records[0].rows()]
+    assert len(keys) == len(set(keys)) == sum(written.values())
+    assert set(keys) == {f"{n}/{i}" for n, count in written.items() for i in range(count)}
+    assert all(r.stamped_count() == len(keys) for r in records)
