@@ -109,6 +109,16 @@ def _json_parse(text: str) -> object:
         raise Fault("E0407", f"invalid JSON: {e}") from None
 
 
+def _split(s: str, sep: str) -> list[str]:
+    if not sep:
+        raise Fault(
+            "E0416",
+            "split needs a separator that is not empty",
+            "`.chars()` splits a string into its characters",
+        )
+    return s.split(sep)
+
+
 def _list_pop(xs: list) -> object:
     if not xs:
         raise Fault("E0402", "pop from an empty list")
@@ -241,7 +251,7 @@ NATIVES: list[Native] = [
     Native("String.starts_with", "fn(String, String) -> Bool", str.startswith),
     Native("String.ends_with", "fn(String, String) -> Bool", str.endswith),
     Native("String.find", "fn(String, String) -> Int", str.find),
-    Native("String.split", "fn(String, String) -> List<String>", str.split),
+    Native("String.split", "fn(String, String) -> List<String>", _split),
     Native("String.trim", "fn(String) -> String", str.strip),
     Native("String.replace", "fn(String, String, String) -> String", str.replace),
     Native("String.to_int", "fn(String) -> Int", _to_int),

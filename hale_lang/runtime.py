@@ -1,0 +1,360 @@
+"""What generated code calls at run time, and how its failures become diagnostics.
+
+Generated code runs in a namespace holding only the names `base_namespace`
+puts there (no Python builtins): the helpers below, the natives, the struct
+classes, consts and host bindings. The step budget is one shared iterator,
+`_C = iter(range(budget))`: every call does `_next(_C)` and every loop pulls
+from it (a `while` iterates `for _ in _C`, a `for` zips its items with
+`_C`), so an exhausted budget is a StopIteration or a loop that ends early,
+and both become E0404. That costs one C-level `next` per step.
+
+Faults are located by the line map the compiler wrote: for each traceback
+frame that runs generated code, the instruction's source position
+(`co_positions`) is looked up among the marked regions of that generated
+line, giving the Hale span and what kind of operation failed there. The
+frames, outermost first, are the Hale stack trace.
+"""
+
+from __future__ import annotations
+
+import json
+import marshal
+import operator
+from collections import deque
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from itertools import islice
+from typing import Any
+
+from stdlib.prelude import NATIVES, StructValue, to_plain
+
+from .diagnostics import Diagnostic, Fault, Frame, Span
+from .types import BOOL, INT, JSON, STRING, HostType, ListType, MapType, Prim, StructType, Type
+
+# Builtins inline templates may name; nothing else is ever in the namespace.
+TEMPLATE_BUILTINS: dict[str, Any] = {"len": len, "min": min, "max": max, "abs": abs}
+MAX_TRACE = 5  # frames kept at each end of a very deep stack trace
+
+
+def over() -> None:
+    raise Fault("E0404", "step limit exceeded")
+
+
+def oob(xs: object, i: int) -> None:
+    what = "string" if isinstance(xs, str) else "list"
+    raise Fault("E0402", f"index {i} out of range for a {what} of length {len(xs)}")
+
+
+def copy_value(v: object) -> object:
+    """A deep copy of a Hale value (host objects are shared, never copied)."""
+    t = type(v)
+    if t is list:
+        return [copy_value(x) for x in v]
+    if t is dict:
+        return {k: copy_value(x) for k, x in v.items()}
+    if isinstance(v, StructValue):
+        new = object.__new__(t)
+        for f in v._hale_fields:
+            setattr(new, "f_" + f, copy_value(getattr(v, "f_" + f)))
+        return new
+    return v
+
+
+def json_eq(a: object, b: object) -> bool:
+    """Json equality without Python's `True == 1`."""
+    ta, tb = type(a), type(b)
+    if ta is list:
+        return tb is list and len(a) == len(b) and all(map(json_eq, a, b))
+    if ta is dict:
+        return tb is dict and a.keys() == b.keys() and all(json_eq(a[k], b[k]) for k in a)
+    if ta is bool or tb is bool:
+        return ta is tb and a == b
+    if ta in (int, float) and tb in (int, float):
+        return a == b
+    return ta is tb and a == b
+
+
+def base_namespace() -> dict[str, Any]:
+    """The helpers every program's generated code may use."""
+    ns: dict[str, Any] = {
+        "__builtins__": {},
+        "_next": next,
+        "_zip": zip,
+        "_range": range,
+        "_tuple": tuple,
+        "_str": str,
+        "_lh": operator.length_hint,
+        "_over": over,
+        "_oob": oob,
+        "_copy": copy_value,
+        "_jeq": json_eq,
+        "_C": iter(()),
+        **TEMPLATE_BUILTINS,
+    }
+    for name in {nat.name for nat in NATIVES}:
+        for i, nat in enumerate(n for n in NATIVES if n.name == name):
+            ns[native_pyname(name, i)] = nat.impl
+    ns["_range_list"] = range_list
+    return ns
+
+
+def native_pyname(name: str, overload: int) -> str:
+    return f"N_{name.replace('.', '_')}_{overload}"
+
+
+def range_list(steps: Iterator[int], a: int, b: int) -> list[int]:
+    """`range(a, b)` as a value: charged one step per element, so a huge
+    range ends in E0404 instead of exhausting memory."""
+    count = max(b - a, 0)
+    if count:
+        if operator.length_hint(steps) < count:
+            over()
+        deque(islice(steps, count), maxlen=0)
+    return list(range(a, b))
+
+
+# --- values crossing the host boundary --------------------------------------------
+
+
+def describe(v: object) -> str:
+    if v is None:
+        return "nothing"
+    if isinstance(v, bool):
+        return "a Bool"
+    if isinstance(v, int):
+        return "an Int"
+    if isinstance(v, str):
+        return "a String"
+    if isinstance(v, StructValue):
+        return f"a `{v._hale_name}`"
+    return f"a Python `{type(v).__name__}`"
+
+
+def conforms(t: Type, v: object, structs: dict[tuple[str, str], type]) -> bool:
+    """Is the Python value `v` a Hale value of type `t`?"""
+    if t == INT:
+        return type(v) is int
+    if t == STRING:
+        return type(v) is str
+    if t == BOOL:
+        return type(v) is bool
+    if t == JSON:
+        return _is_json(v)
+    if isinstance(t, ListType):
+        return type(v) is list and all(conforms(t.elem, x, structs) for x in v)
+    if isinstance(t, MapType):
+        return type(v) is dict and all(
+            conforms(t.key, k, structs) and conforms(t.value, x, structs) for k, x in v.items()
+        )
+    if isinstance(t, StructType):
+        return type(v) is structs.get((t.module, t.name))
+    if isinstance(t, HostType):
+        return v is not None
+    return isinstance(t, Prim) and t.name == "Void" and v is None
+
+
+def _is_json(v: object) -> bool:
+    if v is None or type(v) in (bool, int, float, str):
+        return True
+    if type(v) is list:
+        return all(_is_json(x) for x in v)
+    if type(v) is dict:
+        return all(type(k) is str and _is_json(x) for k, x in v.items())
+    return False
+
+
+def host_wrapper(
+    fn: Callable[..., object], label: str, ret: Type, structs: dict[tuple[str, str], type]
+) -> Callable[..., object]:
+    """A host callable as generated code calls it: failures and ill-typed
+    results become E0411 faults."""
+
+    def call(*args: object) -> object:
+        try:
+            v = fn(*args)
+        except Fault:
+            raise
+        except Exception as e:  # the host's bug or refusal, reported as a Hale fault
+            raise Fault("E0411", f"host {label} failed: {type(e).__name__}: {e}") from None
+        if not conforms(ret, v, structs):
+            raise Fault(
+                "E0411",
+                f"host {label} returned {describe(v)}, expected `{ret}`",
+                help="the host binding must return the declared type",
+            )
+        return v
+
+    return call
+
+
+def unbound(label: str) -> Callable[..., object]:
+    def call(*args: object) -> object:
+        raise Fault("E0502", f"host {label} is not bound")
+
+    return call
+
+
+# --- debug hooks ------------------------------------------------------------------
+
+
+class FrameInfo:
+    """What a hook sees: where execution is, and the frame's Hale locals."""
+
+    __slots__ = ("fn", "path", "line", "col", "depth", "_raw", "_names")
+
+    def __init__(self, site: tuple, raw: dict | None, depth: int):
+        self.fn, self.path, self.line, self.col, self._names = site
+        self._raw, self.depth = raw, depth
+
+    @property
+    def locals(self) -> dict[str, object]:
+        raw = self._raw or {}
+        return {n: raw["v_" + n] for n in self._names if "v_" + n in raw}
+
+    def __repr__(self) -> str:
+        return f"FrameInfo({self.fn} at {self.path}:{self.line}:{self.col})"
+
+
+class HookBridge:
+    """Between hooked generated code (`_hk.stmt/call/ret`) and the user's
+    hooks object, whose methods are all optional."""
+
+    def __init__(self, hooks: object):
+        self.depth = 0
+        self._stmt = getattr(hooks, "on_statement", None)
+        self._call = getattr(hooks, "on_call", None)
+        self._ret = getattr(hooks, "on_return", None)
+
+    def stmt(self, site: tuple, raw: dict) -> None:
+        if self._stmt is not None:
+            self._stmt(FrameInfo(site, raw, self.depth))
+
+    def call(self, site: tuple, raw: dict) -> None:
+        self.depth += 1
+        if self._call is not None:
+            self._call(FrameInfo(site, raw, self.depth))
+
+    def ret(self, site: tuple, value: object) -> object:
+        if self._ret is not None:
+            self._ret(FrameInfo(site, None, self.depth), value)
+        self.depth -= 1
+        return value
+
+
+# --- faults -> diagnostics -----------------------------------------------------------
+
+
+@dataclass
+class LineMap:
+    """Generated line -> (statement span, marked regions), for one module variant.
+    Kept marshalled in the build cache and decoded only when something fails."""
+
+    path: str
+    raw: bytes
+    _data: dict | None = None
+
+    def decode(self) -> dict:
+        if self._data is None:
+            self._data = marshal.loads(self.raw)
+        return self._data
+
+    def locate(self, line: int, col: int, end: int) -> tuple[Span | None, str]:
+        """The innermost marked region holding columns [col, end) of `line`."""
+        data = self.decode()
+        lines = data["lines"]
+        if not 1 <= line <= len(lines):
+            return None, ""
+        best = None
+        for c0, c1, mark in data["ranges"].get(line, ()):
+            if c0 <= col and end <= c1 and (best is None or c1 - c0 < best[1] - best[0]):
+                best = (c0, c1, mark)
+        if best is not None:
+            sp, tag = data["marks"][best[2]]
+            return Span(self.path, *sp), tag
+        sp = lines[line - 1]
+        return (Span(self.path, *sp) if sp else None), ""
+
+
+@dataclass
+class CodeInfo:
+    """Per generated file name: its line map and Python fn name -> Hale label."""
+
+    linemap: LineMap
+    labels: dict[str, str]
+
+
+def diagnose(exc: BaseException, infos: dict[str, CodeInfo]) -> Diagnostic | None:
+    """The diagnostic for an exception out of generated code; None when it
+    came from a debug hook (the caller re-raises it as it is)."""
+    located: list[tuple[str, Span | None, str]] = []
+    tb = exc.__traceback__
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        info = infos.get(code.co_filename)
+        if info is not None:
+            span, tag = _position(code, tb.tb_lasti, info.linemap)
+            located.append((info.labels.get(code.co_name, code.co_name), span, tag))
+        tb = tb.tb_next
+    span, tag = (located[-1][1], located[-1][2]) if located else (None, "")
+    if tag == "hook":
+        return None
+    code, message, help = classify(exc, tag)
+    trace = tuple(Frame(fn, sp.path, sp.line) for fn, sp, _ in located if sp is not None)
+    if len(trace) > 2 * MAX_TRACE:
+        message += " (the trace shows its outermost and innermost calls)"
+        trace = trace[:MAX_TRACE] + trace[-MAX_TRACE:]
+    return Diagnostic(code, message, span, help, trace=trace)
+
+
+def call_site_of(frame: Any) -> str | None:
+    """`path:line:col` of the Hale expression a frame of generated code is
+    running (a host method uses it to say where it was called from)."""
+    infos = frame.f_globals.get("_infos")
+    info = infos.get(frame.f_code.co_filename) if type(infos) is dict else None
+    if not isinstance(info, CodeInfo):
+        return None
+    span, _ = _position(frame.f_code, frame.f_lasti, info.linemap)
+    return str(span) if span is not None else None
+
+
+def _position(code, lasti: int, linemap: LineMap) -> tuple[Span | None, str]:
+    positions = list(code.co_positions())
+    idx = lasti // 2
+    if lasti < 0 or idx >= len(positions):
+        return None, ""
+    line, _end_line, col, end = positions[idx]
+    if line is None:
+        return None, ""
+    return linemap.locate(line, col or 0, end if end is not None else col or 0)
+
+
+def classify(exc: BaseException, tag: str) -> tuple[str, str, str | None]:
+    """(code, message, help) for an exception raised where `tag` says."""
+    if isinstance(exc, Fault):
+        return exc.code, exc.message, exc.help
+    if isinstance(exc, StopIteration) or tag == "step":
+        return "E0404", "step limit exceeded", _STEP_HELP
+    if isinstance(exc, RecursionError):
+        return "E0410", "recursion too deep", "a function calls itself without reaching a base case"
+    if isinstance(exc, ZeroDivisionError):
+        what = "divide" if tag == "div/" else "take a remainder"
+        return "E0401", f"attempt to {what} by zero", None
+    if isinstance(exc, KeyError) and tag == "key":
+        key = exc.args[0] if exc.args else None
+        return "E0403", f"no key {json.dumps(to_plain(key))} in map", _KEY_HELP
+    if isinstance(exc, NameError) and tag.startswith("const:"):
+        name = tag[len("const:") :]
+        return "E0413", f"constant `{name}` is used before it has a value", _CONST_HELP
+    if tag.startswith("host:"):
+        return "E0411", f"host {tag[5:]} failed: {type(exc).__name__}: {exc}", None
+    where = f" in `{tag[7:]}`" if tag.startswith("native:") else ""
+    return (
+        "E0499",
+        f"internal error{where}: {type(exc).__name__}: {exc}",
+        "this is a bug in hale, not in your program; please report it",
+    )
+
+
+_STEP_HELP = "every loop iteration and call is a step; look for a loop that never ends"
+_KEY_HELP = "check with `.contains_key(k)` first, or read with `.get_or(k, default)`"
+_CONST_HELP = "a constant may use only constants (and functions using constants) defined above it"
