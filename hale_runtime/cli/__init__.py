@@ -13,11 +13,14 @@ import click
 # command name -> "module:attribute" of a click command, loaded on demand
 LANG_COMMANDS = {
     "check": "hale_runtime.cli.lang:check",
-    "run": "hale_runtime.cli.lang:run",
-    "fmt": "hale_runtime.cli.lang:fmt",
+    "fmt": "hale_runtime.cli.fmt:fmt",
 }
 DNA_COMMANDS: dict[str, str] = {
+    "definitions": "hale_runtime.cli.definitions:definitions",
+    "new": "hale_runtime.cli.new:new",
+    "upgrade": "hale_runtime.cli.upgrade:upgrade",
     "history": "hale_runtime.cli.history:history",
+    "memory": "hale_runtime.cli.memory:memory",
 }
 
 

@@ -1,0 +1,43 @@
+"""`hale dna upgrade`: bring `dna/org/workflows.hl` and `vendor/dna` to the
+toolchain's current shape, file by file, and say what changed.
+
+Never touches `dna/org/own_workflows.hl` or anything else of the genome. A
+project already in shape is left alone, and the verb says so.
+"""
+
+from __future__ import annotations
+
+import click
+
+from hale_runtime.cli.common import fail
+
+
+@click.command("upgrade")
+def upgrade() -> None:
+    """Rewrite dna/org/workflows.hl and vendor/dna to this toolchain's shape."""
+    from hale_runtime.catalog.genome import apply_plan, upgrade_plan
+    from hale_runtime.project import NotAProject, find_root
+
+    try:
+        root = find_root()
+    except NotAProject as exc:
+        fail(str(exc))
+    version = _version()
+    changes = upgrade_plan(root)
+    if not changes:
+        click.echo(f"upgrade: nothing to change; workflows.hl and vendor/dna are hale {version}'s")
+        return
+    try:
+        apply_plan(root, changes)
+    except OSError as exc:
+        fail(f"upgrade stopped: {exc}")
+    click.echo(f"upgrade: {len(changes)} file(s) brought to hale {version}'s shape")
+    for c in changes:
+        click.echo(f"  {c.verb} {c.path}")
+    click.echo("dna/org/own_workflows.hl is untouched; commit the change to take it to the forge")
+
+
+def _version() -> str:
+    from importlib import metadata
+
+    return metadata.version("hale")
