@@ -13,6 +13,7 @@ import click
 # command name -> "module:attribute" of a click command, loaded on demand
 LANG_COMMANDS = {
     "check": "hale_runtime.cli.lang:check",
+    "run": "hale_runtime.cli.lang:run",
     "fmt": "hale_runtime.cli.fmt:fmt",
 }
 DNA_COMMANDS: dict[str, str] = {
