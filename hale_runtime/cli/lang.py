@@ -1,0 +1,150 @@
+"""`hale check` and `hale run`: the language verbs.
+
+Both find the genome root the same way unless `--root` names it: the
+nearest folder, from the path upwards, that holds a `vendor/` folder, or
+else a `dna/` folder (a folder named `vendor` never counts, so a file under
+`vendor/dna/` resolves to the genome above it); failing both, the file's own
+folder. Imports resolve from that root and diagnostics name paths under it.
+
+`check` builds every `.hl` file under the given paths (one build per root,
+so each module is checked once) and prints every diagnostic on stderr,
+rustc-style; exit 1 on any error, 0 with warnings only. `run` builds one
+file, calls one fn with `--arg` JSON values converted to its parameter types,
+and prints the result as JSON (structs as objects). Every failure is a
+diagnostic; a Python traceback never reaches the user.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from functools import wraps
+from pathlib import Path
+
+import click
+
+from .common import EXIT_REFUSED, EXIT_USAGE
+
+USAGE_CODES = {"E0412", "E0414"}  # wrong arguments or names given on the command line
+
+
+def genome_root(path: Path) -> Path:
+    """The genome root holding `path` (see the module docstring)."""
+    start = path.resolve()
+    folder = start if start.is_dir() else start.parent
+    for d in (folder, *folder.parents):
+        if (d / "vendor").is_dir():
+            return d
+    for d in (folder, *folder.parents):
+        if (d / "dna").is_dir() and d.name != "vendor":
+            return d
+    return folder
+
+
+def _hl_files(path: Path) -> list[Path]:
+    if path.is_file():
+        return [path]
+    return sorted(
+        p for p in path.rglob("*.hl") if not any(part.startswith(".") for part in p.parts)
+    )
+
+
+def _guarded(fn: Callable) -> Callable:
+    """Turn any unexpected exception into an internal-error diagnostic."""
+
+    @wraps(fn)
+    def run(*args, **kwargs):
+        from hale_lang.diagnostics import HaleError
+
+        try:
+            return fn(*args, **kwargs)
+        except HaleError as e:
+            _print(e.diagnostics, getattr(e, "sources", None))
+            codes = {d.code for d in e.diagnostics}
+            raise SystemExit(EXIT_USAGE if codes <= USAGE_CODES else EXIT_REFUSED) from None
+        except (SystemExit, KeyboardInterrupt, click.exceptions.ClickException):
+            raise
+        except Exception as e:  # a bug in hale: reported, never a traceback
+            click.echo(f"error[E0499]: internal error: {type(e).__name__}: {e}", err=True)
+            click.echo("  = help: this is a bug in hale; please report it", err=True)
+            raise SystemExit(EXIT_REFUSED) from None
+
+    return run
+
+
+def _print(diagnostics, sources) -> None:
+    from hale_lang.diagnostics import render_all
+
+    if diagnostics:
+        click.echo(render_all(diagnostics, sources), err=True)
+
+
+@click.command()
+@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
+@click.option(
+    "--root",
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    help="The genome root imports resolve from (default: found from each path).",
+)
+@_guarded
+def check(paths: tuple[Path, ...], root: Path | None) -> None:
+    """Check .hl files (or every .hl file under folders) and print all diagnostics."""
+    from hale_lang.build import compile_entries
+
+    groups: dict[Path, list[str]] = {}
+    for path in paths:
+        r = (root or genome_root(path)).resolve()
+        for f in _hl_files(path):
+            entry = f.resolve().relative_to(r).as_posix()
+            if entry not in groups.setdefault(r, []):
+                groups[r].append(entry)
+    errors = warnings = files = 0
+    for r, entries in groups.items():
+        compiled = compile_entries(r, entries)
+        _print(compiled.diagnostics, compiled.sources)
+        errors += len(compiled.errors)
+        warnings += len(compiled.diagnostics) - len(compiled.errors)
+        files += len(compiled.texts)
+    summary = f"checked {files} file{'s' * (files != 1)}: {errors} error(s), {warnings} warning(s)"
+    if errors:
+        click.echo(("\n" if errors + warnings else "") + f"error: {summary}", err=True)
+        raise SystemExit(EXIT_REFUSED)
+    click.echo(("\n" if warnings else "") + summary, err=True)
+
+
+@click.command()
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--fn", "fn_name", default="main", show_default=True, help="The fn to call.")
+@click.option("--arg", "args", multiple=True, help="One argument as JSON (repeat, in order).")
+@click.option(
+    "--root",
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    help="The genome root imports resolve from (default: found from FILE).",
+)
+@_guarded
+def run(file: Path, fn_name: str, args: tuple[str, ...], root: Path | None) -> None:
+    """Build FILE, call one of its fns, and print what it returns as JSON."""
+    from hale_lang.build import build
+    from stdlib.prelude import to_plain
+
+    values = []
+    for i, text in enumerate(args, 1):
+        try:
+            values.append(json.loads(text))
+        except ValueError as e:
+            click.echo(f"error[E0412]: --arg {i} is not JSON: {e}", err=True)
+            click.echo(f"  = help: quote JSON strings for the shell: --arg '\"{text}\"'", err=True)
+            raise SystemExit(EXIT_USAGE) from None
+    r = (root or genome_root(file)).resolve()
+    module = file.resolve().relative_to(r).as_posix()
+    program = build(r, [module])
+    if program.warnings:
+        _print(program.warnings, program.sources)
+        click.echo("", err=True)
+    value = program.call_json(module, fn_name, values)
+    out = json.dumps(to_plain(value), indent=2, ensure_ascii=False, default=_host_value)
+    click.echo(out)
+
+
+def _host_value(obj: object) -> str:
+    return f"<host value {type(obj).__name__}>"
