@@ -22,6 +22,8 @@ DNA_COMMANDS: dict[str, str] = {
     "upgrade": "hale_runtime.cli.upgrade:upgrade",
     "history": "hale_runtime.cli.history:history",
     "memory": "hale_runtime.cli.memory:memory",
+    "show": "hale_runtime.cli.show:show",
+    "effect": "hale_runtime.cli.effect:effect",
 }
 
 

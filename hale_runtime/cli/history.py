@@ -3,6 +3,10 @@
 Plain output is `<kind> <key> <body>` with the body as compact JSON the way the
 seeds print rows; `--json` prints each row as one JSON object a line, with its
 place (`seq`), id, writer, time and whether the remote holds it (`stamped`).
+
+KEY-PREFIX matches whole segments of a key, so `t1` selects the task t1 and
+everything under it (`t1/wf1/s0`, `t1.s0.b`) but not `t10`. A prefix that
+ends with a separator (`plan/`, `k:`) matches as written.
 """
 
 from __future__ import annotations
@@ -13,6 +17,8 @@ import click
 
 from hale_runtime.cli.common import fail
 from hale_runtime.project import NotAProject, find_root
+
+SEPARATORS = "/.:@"  # what separates the segments of a key
 
 
 @click.command("history")
@@ -33,9 +39,18 @@ def history(key_prefix: str, kind: str | None, since: int, stamped: bool, as_jso
     except (NotAProject, RecordError) as exc:
         fail(str(exc))
     for row in rows:
+        if not _within(row.key, key_prefix):
+            continue
         if as_json:
             click.echo(
                 json.dumps({**row.as_json(), "stamped": row.seq <= held}, ensure_ascii=False)
             )
         else:
             click.echo(f"{row.kind} {row.key} {json.dumps(row.body, ensure_ascii=False)}")
+
+
+def _within(key: str, prefix: str) -> bool:
+    """Is `key` the prefix itself or below it, segment-wise?"""
+    if not prefix or len(key) == len(prefix) or prefix[-1] in SEPARATORS:
+        return True
+    return key[len(prefix)] in SEPARATORS

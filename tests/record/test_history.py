@@ -64,3 +64,20 @@ def test_history_on_a_damaged_record_is_one_line(filled: Record, project: Path) 
     code, out, err = history()
     assert code == 1 and out == ""
     assert RECORD_REF in err and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_a_key_prefix_matches_whole_segments(record: Record, project: Path, monkeypatch) -> None:
+    record.append_many(
+        [
+            ("workflow.admitted", "t1", {}),
+            ("step.registered", "t1/wf1/s0", {}),
+            ("workflow.admitted", "t1.s0.b", {}),
+            ("workflow.admitted", "t10", {}),
+            ("step.registered", "t10/wf1/s0", {}),
+        ]
+    )
+    monkeypatch.chdir(project)
+    keys = [line.split()[1] for line in history("t1")[1].splitlines()]
+    assert keys == ["t1", "t1/wf1/s0", "t1.s0.b"]
+    keys = [line.split()[1] for line in history("t1/")[1].splitlines()]
+    assert keys == ["t1/wf1/s0"]

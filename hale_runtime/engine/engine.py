@@ -1,0 +1,468 @@
+"""The workflow engine: rounds of fold, decide, write one batch, deliver.
+
+A round (`step`) folds what other writers appended (a person resolving an
+effect), takes the replies that arrived, reconciles attempts a dead process
+left claimed, advances every task the fold marked dirty, claims the
+attempts just admitted in memory, and appends every row it decided as one
+record commit. Only then, with the claims durable, are attempts delivered to
+their performers; what they answer waits in the inbox for the next round.
+`pump` runs rounds until nothing moves; a node calls it once a tick.
+
+Rows are applied to the state as they are decided (the same fold a rebuild
+runs), so a round sees its own decisions; rows read back after the append
+are folded only when another writer made them. Replies are checked against
+the state: an attempt with an outcome ignores a repeat, and a reply from any
+performer but the one the attempt was admitted to is refused with a row.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from hale_runtime.engine import ids
+from hale_runtime.engine.budget import Budget, BudgetPolicy
+from hale_runtime.engine.plan import BoundLike, Plan, plan_of
+from hale_runtime.engine.state import CANCELLED, SUCCEEDED, Attempt, State, Step, Task, Unit
+from hale_runtime.performers import (
+    ACTED,
+    FAILED,
+    NOT_ACTED,
+    Answer,
+    Context,
+    ModelCall,
+    Pending,
+    Performers,
+    Reconciled,
+    Work,
+)
+
+if TYPE_CHECKING:
+    from hale_runtime.memory import Memory
+    from hale_runtime.record import Record
+
+CEILING_MICROS = 2_000_000  # the cost ceiling of one attempt's model-backed work
+CLAIM_TTL_S = 86_400.0
+RESOLVE = "hale dna effect resolve attempt:{} --outcome failed|succeeded"
+
+
+@dataclass(frozen=True)
+class Admitted:
+    task: str = ""  # the task id ("" when refused)
+    new: bool = False  # False: the ask was admitted before, this is that task
+    refused: str = ""  # why nothing was admitted
+
+
+class Engine:
+    def __init__(
+        self,
+        record: Record,
+        memory: Memory,
+        performers: Performers | None = None,
+        budget: BudgetPolicy | None = None,
+        clock: Callable[[], int] | None = None,
+        ceiling_micros: int = CEILING_MICROS,
+        tell_board: Callable[[dict[str, Any]], None] | None = None,
+    ):
+        self.record, self.memory = record, memory
+        self.performers = performers or Performers()
+        self.clock = clock or record.clock
+        self.ceiling = ceiling_micros
+        self.tell_board = tell_board  # told once a window is exhausted (after its row is written)
+        self._told: list[dict[str, Any]] = []
+        self.holder = record.who
+        self.state = State(Budget(budget or BudgetPolicy()))
+        self.batch: list[tuple[str, str, dict[str, Any]]] = []
+        self.inbox: list[tuple[str, str, Answer | Pending]] = []
+        self.unclaimed: list[Attempt] = []
+        self.to_deliver: list[Attempt] = []
+        self.to_reconcile: list[Attempt] = []
+        self.cursor = 0
+        self.ctx = Context(self._admit_spend, self._note_call, self.performers.provider, self.clock)
+        self.rebuild()
+
+    # ---- the fold ------------------------------------------------------------
+
+    def rebuild(self) -> None:
+        """Fold the whole record; queue what a dead process left unfinished."""
+        budget = self.state.budget
+        self.state = State(Budget(budget.policy))
+        rows = self.record.rows()
+        apply = self.state.apply
+        for r in rows:
+            apply(r.kind, r.key, r.body, r.at)
+        self.cursor = rows[-1].seq if rows else 0
+        self.batch.clear()
+        self.inbox.clear()
+        self.to_deliver.clear()
+        self.unclaimed = []
+        self.to_reconcile = []
+        for a in self.state.attempts.values():
+            if a.outcome is None:
+                (self.to_reconcile if a.claimed else self.unclaimed).append(a)
+        self.state.dirty = dict.fromkeys(self.state.tasks[t] for t in self.state.open)
+
+    def _fold_new(self, own: set[str] | None = None) -> None:
+        apply = self.state.apply
+        for r in self.record.rows(since=self.cursor):
+            if own is None or r.id not in own:
+                apply(r.kind, r.key, r.body, r.at)
+            self.cursor = r.seq
+
+    def emit(self, kind: str, key: str, body: dict[str, Any]) -> None:
+        """Decide a row: applied now, written with the round's batch."""
+        self.batch.append((kind, key, body))
+        self.state.apply(kind, key, body, self.clock())
+
+    def _flush(self) -> int:
+        if not self.batch:
+            return 0
+        rows = self.record.append_many(self.batch)
+        self.batch = []
+        self._fold_new({r.id for r in rows})
+        return len(rows)
+
+    # ---- what the node calls -------------------------------------------------
+
+    def admit(
+        self,
+        definition: BoundLike | Plan,
+        ask: str,
+        convener: str,
+        inputs: dict[str, str] | None = None,
+    ) -> Admitted:
+        """Admit an execution of a bound definition under `ask` (idempotent by ask)."""
+        self._fold_new()
+        if ask in self.state.asks:
+            return Admitted(self.state.asks[ask])
+        refused = check_inputs(definition, inputs)
+        if refused:
+            return Admitted(refused=refused)
+        plan = definition if isinstance(definition, Plan) else plan_of(definition)
+        task = ids.root_id(self.state.roots + 1)
+        body = {"ask": ask, "convener": convener, "definition": plan.name}
+        self.emit(
+            "workflow.admitted", task, {**body, "inputs": inputs or {}, "plan": plan.as_json()}
+        )
+        self.emit("task.born", task, {"summary": f"{plan.name}: {plan.summary}"})
+        return Admitted(task, True)
+
+    def admit_from(self, catalog: Any, definition: str, ask: str, convener: str,
+                   inputs: dict[str, str] | None = None) -> Admitted:  # fmt: skip
+        """Bind the newest revision of `definition` from a catalog and admit it."""
+        from hale_runtime.catalog import Refused
+
+        if ask in self.state.asks:
+            return Admitted(self.state.asks[ask])
+        try:
+            bound = catalog.bind(definition, None, inputs)
+        except Refused as refusal:
+            return Admitted(refused=refusal.reason)
+        return self.admit(bound, ask, convener, inputs)
+
+    def reply(self, attempt: str, performer: str, outcome: str, detail: str = "") -> None:
+        """A performer's answer, taken in the next round."""
+        self.inbox.append((attempt, performer, Answer(outcome, detail)))
+
+    def cancel(self, task: str, by: str = "") -> str:
+        """Cancel a root: fence everything below it. Returns why not, or ""."""
+        self._fold_new()
+        t = self.state.tasks.get(task)
+        if t is None:
+            return f"no task {task}"
+        if t.parent is not None:
+            return f"{task} is a child task; only a root is cancelled"
+        if t.outcome is not None:
+            return f"{task} has settled {t.outcome}"
+        if t.halt != CANCELLED:
+            self.emit("workflow.cancelled", task, {"by": by})
+        return ""
+
+    def on_cancel_requested(self, message: Any) -> None:
+        """The `WorkflowCancelRequested` subscription: body {task, by}."""
+        self.cancel(str(message.body.get("task", "")), str(message.body.get("by", "nerves")))
+
+    def step(self) -> int:
+        """One round; the number of rows written.
+
+        When the record or memory fails mid-round, the rows decided but not
+        written were applied to the state already: the state is rebuilt from
+        the record (so it holds only what was written) before the error rises.
+        """
+        try:
+            self._fold_new()
+            self._reconcile()
+            self._take_replies()
+            self._advance_dirty()
+            self._claim()
+            self._announce_exhaustion()
+            written = self._flush()
+        except Exception:
+            self._told.clear()
+            self.rebuild()
+            raise
+        self._tell()
+        self._deliver()
+        return written
+
+    def pump(self, max_rounds: int = 1000) -> int:
+        """Rounds until nothing moves; the rows written."""
+        total = 0
+        for _ in range(max_rounds):
+            written = self.step()
+            total += written
+            if not written and not self.inbox and not self.batch:
+                break
+        return total
+
+    def settled(self, task: str) -> str | None:
+        t = self.state.tasks.get(task)
+        return t.outcome if t is not None else None
+
+    # ---- advancing -----------------------------------------------------------
+
+    def _advance_dirty(self) -> None:
+        dirty = self.state.dirty
+        while dirty:
+            t = next(iter(dirty))
+            del dirty[t]
+            self._advance(t)
+
+    def _advance(self, t: Task) -> None:
+        if t.outcome is not None:
+            return
+        if not t.steps:
+            if t.halt:
+                self._settle(t, _halt_outcome(t), f"halted before it started ({t.halt})")
+            else:
+                self._register(t, 0)
+            return
+        step = t.steps[-1]
+        for m in list(step.members.values()):
+            if m.outcome is None and isinstance(m, Unit):
+                self._advance_unit(t, step, m)
+        if step.out:
+            return
+        if step.failed or t.halt:
+            self._settle(t, _halt_outcome(t), _why(t, step))
+        elif step.index + 1 < len(t.plan.steps):
+            self._register(t, step.index + 1)
+        else:
+            self._settle(t, SUCCEEDED, "")
+
+    def _register(self, t: Task, index: int) -> None:
+        sp = t.plan.steps[index]
+        key = ids.step_id(t.id, t.plan.rev, index)
+        self.emit(
+            "step.registered", key, {"store": sp.store, "members": [m.key for m in sp.members]}
+        )
+        step = t.steps[index]
+        for m in list(step.members.values()):
+            if isinstance(m, Unit):
+                self._admit_attempt(m, 0)
+            else:
+                child = ids.child_id(t.id, index, m.key)
+                body = {"parent": t.id, "step": index, "member": m.key, "convener": t.id}
+                self.emit("workflow.admitted", child, {**body, "definition": m.plan.name})
+                self.emit("task.born", child, {"summary": f"{m.plan.name}: {m.plan.summary}"})
+
+    def _advance_unit(self, t: Task, step: Step, u: Unit) -> None:
+        halted = t.halt is not None or step.failed
+        a = u.attempts[-1] if u.attempts else None
+        if a is None:
+            if halted:
+                self._settle_unit(u, _halt_outcome(t))
+            else:
+                self._admit_attempt(u, 0)
+            return
+        if a.outcome is None:
+            if t.halt != CANCELLED:
+                return  # out: its outcome is recorded when it comes
+            self._fence(a)
+        if a.outcome == SUCCEEDED:
+            self._settle_unit(u, SUCCEEDED)
+        elif a.outcome == FAILED and a.n + 1 < u.leaf.attempts and not halted:
+            self._admit_attempt(u, a.n + 1)
+        else:
+            self._settle_unit(u, a.outcome if a.outcome != SUCCEEDED else FAILED)
+
+    def _admit_attempt(self, u: Unit, n: int) -> None:
+        kind = self.performers.select(u.leaf.requires)
+        key = ids.attempt_id(u.id, n)
+        self.emit("attempt.admitted", key, {"performer": kind or "nobody"})
+        if kind is None:
+            detail = f"no performer is provided for `{u.leaf.requires[0]}`"
+            self.emit(
+                "attempt.outcome", key, {"outcome": FAILED, "performer": "nobody", "detail": detail}
+            )
+        else:
+            self.unclaimed.append(self.state.attempts[key])
+
+    def _fence(self, a: Attempt) -> None:
+        """A cancelled root's attempt: its outcome is cancelled, its claim released."""
+        if a.claimed:
+            self.memory.release(a.id, self.holder, a.token)
+        detail = f"fenced: {ids.root_of(a.id)} was cancelled"
+        self.emit(
+            "attempt.outcome",
+            a.id,
+            {"outcome": CANCELLED, "performer": a.performer, "detail": detail},
+        )
+
+    def _settle_unit(self, u: Unit, outcome: str) -> None:
+        self.emit("work.settled", u.id, {"outcome": outcome, "attempts": len(u.attempts)})
+
+    def _settle(self, t: Task, outcome: str, reason: str) -> None:
+        body = {"outcome": outcome, "reason": reason} if reason else {"outcome": outcome}
+        self.emit("workflow.settled", t.id, body)
+
+    # ---- claims, delivery and replies ----------------------------------------
+
+    def _claim(self) -> None:
+        waiting, self.unclaimed = self.unclaimed, []
+        for a in waiting:
+            if a.outcome is not None or a.claimed:
+                continue
+            grant = self.memory.take(a.id, self.holder, CLAIM_TTL_S)
+            if grant is None:
+                self.unclaimed.append(a)  # held elsewhere: try again next round
+                continue
+            self.emit("attempt.claimed", a.id, {"holder": self.holder, "token": grant.token})
+            self.to_deliver.append(a)
+
+    def _work(self, a: Attempt) -> Work:
+        leaf = a.unit.leaf
+        return Work(
+            a.id, ids.task_of(a.id), leaf.objective, leaf.requires, a.performer,
+            a.token, self.ceiling, tuple(a.facts),
+        )  # fmt: skip
+
+    def _deliver(self) -> None:
+        todo, self.to_deliver = self.to_deliver, []
+        for a in todo:
+            if a.outcome is not None:
+                continue
+            performer = self.performers.get(a.performer)
+            if performer is None:
+                result: Answer | Pending = Answer(FAILED, f"no performer {a.performer} is provided")
+            else:
+                try:
+                    result = performer.deliver(self._work(a), self.ctx)
+                except Exception as exc:  # a performer's fault fails its attempt, not the engine
+                    result = Answer(FAILED, f"the {a.performer} failed: {exc}")
+            self.inbox.append((a.id, a.performer, result))
+
+    def _reconcile(self) -> None:
+        todo, self.to_reconcile = self.to_reconcile, []
+        for a in todo:
+            if a.outcome is not None:
+                continue
+            performer = self.performers.get(a.performer)
+            verdict = performer.reconcile(self._work(a), self.ctx) if performer else Reconciled("")
+            if verdict.verdict == ACTED:
+                if verdict.answer is not None:
+                    self.inbox.append((a.id, a.performer, verdict.answer))
+            elif verdict.verdict == NOT_ACTED:
+                self.emit("effect.redelivered", a.id, {"performer": a.performer})
+                self.to_deliver.append(a)
+            elif not a.unresolved:
+                body = {"performer": a.performer, "resolve": RESOLVE.format(a.id)}
+                self.emit("effect.unresolved", a.id, body)
+
+    def _take_replies(self) -> None:
+        inbox, self.inbox = self.inbox, []
+        for attempt, performer, result in inbox:
+            self._take(attempt, performer, result)
+
+    def _take(self, attempt: str, performer: str, result: Answer | Pending) -> None:
+        a = self.state.attempts.get(attempt)
+        if a is None or performer != a.performer:
+            why = "nobody's: " + (
+                f"the attempt was admitted to the {a.performer}"
+                if a
+                else "there is no such attempt"
+            )
+            body = {"from": performer, "admitted_to": a.performer if a else "", "why": why}
+            self.emit("reply.refused", attempt, body)
+            return
+        if a.outcome is not None:
+            return  # a repeat of an answer already recorded changes nothing
+        for kind, body in result.facts:
+            self.emit(kind, attempt, body)
+        if isinstance(result, Pending):
+            return
+        for call in result.calls:
+            self.emit("model.called", attempt, _call_body(call))
+        self.emit("attempt.outcome", attempt, _outcome_body(a, result))
+
+    # ---- the budget ----------------------------------------------------------
+
+    def _admit_spend(self, ceiling: int) -> Any:
+        return self.state.budget.admit(ceiling, self.clock())
+
+    def _note_call(self, call: ModelCall) -> None:
+        self.state.budget.note(self.clock(), call.micros, call.call)
+
+    def _announce_exhaustion(self) -> None:
+        budget = self.state.budget
+        window = budget.exhausted(self.clock())
+        if window is not None:
+            body = budget.exhausted_body(window)
+            self.emit("budget.exhausted", f"budget/{window}", body)
+            self._told.append(body)
+
+    def _tell(self) -> None:
+        told, self._told = self._told, []
+        if self.tell_board is not None:
+            for body in told:
+                self.tell_board(body)
+
+
+def _call_body(call: ModelCall) -> dict[str, Any]:
+    return {"call": call.call, "model": call.model, "micros": call.micros, "answer": call.answer}
+
+
+def _outcome_body(a: Attempt, result: Answer) -> dict[str, Any]:
+    body: dict[str, Any] = {
+        "outcome": result.outcome,
+        "performer": a.performer,
+        "detail": result.detail,
+    }
+    if result.grant is not None:
+        spent = sum(c.micros for c in result.calls)
+        body["grant_micros"], body["spent_micros"] = result.grant, spent
+        if spent > result.grant:
+            body["outcome"] = FAILED
+            body["detail"] = f"overran its grant: spent {spent} of {result.grant} micro-dollars"
+    return body
+
+
+def _halt_outcome(t: Task) -> str:
+    return CANCELLED if t.halt == CANCELLED else FAILED
+
+
+def _why(t: Task, step: Step) -> str:
+    if t.halt == CANCELLED:
+        return f"{ids.root_of(t.id)} was cancelled"
+    failed = [k for k, m in step.members.items() if m.outcome not in (None, SUCCEEDED)]
+    if failed:
+        return f"step {step.index} failed: {', '.join(failed)}"
+    return "a step above it failed"
+
+
+def check_inputs(definition: BoundLike | Plan, inputs: dict[str, str] | None) -> str:
+    """Why `inputs` do not fit what the definition takes, or ""."""
+    if isinstance(definition, Plan):
+        return ""
+    d = definition.definition
+    takes = tuple(getattr(d, "inputs", ()) or ())
+    given = inputs or {}
+    missing = [n for n in takes if n not in given]
+    extra = sorted(n for n in given if n not in takes)
+    name = f"{d.id}@{d.rev}"
+    if missing:
+        return f"workflow {name} takes {', '.join(missing)}, which the ask lacks"
+    if extra:
+        return f"workflow {name} takes no input {', '.join(extra)}"
+    return ""

@@ -1,0 +1,102 @@
+"""`hale dna show`: an execution's tree as text, folded from its rows alone.
+
+`fold_root` folds the rows of one root's tree (every key whose root is it)
+into a State, so a verb reads any clone's record with no organization
+running. `render` prints the tree depth first: the task, then each step in
+order (registered or not yet active), each member (leaf or child), each
+leaf's attempts, with one state word each and the detail that explains it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hale_runtime.engine import ids
+from hale_runtime.engine.budget import Budget, BudgetPolicy
+from hale_runtime.engine.state import Attempt, ChildMember, State, Step, Task, Unit
+
+INDENT = "  "
+
+
+def fold_root(rows: list[Any], task: str) -> State:
+    """The state of `task`'s root tree from `rows` (all the record's, or a prefix's)."""
+    root = ids.root_of(task)
+    state = State(Budget(BudgetPolicy("none", 0)))
+    for r in rows:
+        if ids.root_of(r.key) == root:
+            state.apply(r.kind, r.key, r.body, r.at)
+    return state
+
+
+def render(state: State, task: str) -> str:
+    t = state.tasks[task]
+    lines: list[str] = []
+    _task(t, 0, lines)
+    return "\n".join(lines) + "\n"
+
+
+def _task(t: Task, depth: int, out: list[str]) -> None:
+    pad = INDENT * depth
+    out.append(f"{pad}{t.id}  {t.plan.name}  {_task_state(t)}")
+    if t.parent is None:
+        out.append(f"{pad}{INDENT}ask {t.ask}, convened by {t.convener}")
+    if t.summary:
+        out.append(f"{pad}{INDENT}born: {t.summary}")
+    for index, sp in enumerate(t.plan.steps):
+        if index < len(t.steps):
+            _step(t.steps[index], depth + 1, out)
+        else:
+            sid = ids.step_id(t.id, t.plan.rev, index)
+            keys = ", ".join(m.key for m in sp.members)
+            out.append(f"{pad}{INDENT}step {sid}  {sp.store}  not active  ({keys})")
+
+
+def _task_state(t: Task) -> str:
+    if t.outcome is not None:
+        return f"{t.outcome} ({t.reason})" if t.reason else t.outcome
+    return f"running, halted ({t.halt})" if t.halt else "running"
+
+
+def _step(step: Step, depth: int, out: list[str]) -> None:
+    pad = INDENT * depth
+    out.append(f"{pad}step {step.id}  {step.store}  {_step_state(step)}")
+    for m in step.members.values():
+        if isinstance(m, Unit):
+            _unit(m, depth + 1, out)
+        else:
+            _child(m, depth + 1, out)
+
+
+def _step_state(step: Step) -> str:
+    if step.out:
+        return f"failed, {step.out} member(s) still out" if step.failed else "running"
+    return "failed" if step.failed else "completed"
+
+
+def _unit(u: Unit, depth: int, out: list[str]) -> None:
+    pad = INDENT * depth
+    tries = f"{len(u.attempts)} of {u.leaf.attempts} attempt(s)"
+    out.append(f"{pad}leaf {u.key}  {u.id}  {u.outcome or 'out'}  ({tries})")
+    out.append(f"{pad}{INDENT}{u.leaf.objective!r} requires {' '.join(u.leaf.requires)}")
+    for a in u.attempts:
+        out.append(f"{pad}{INDENT}attempt {a.id}  {a.performer}  {_attempt_state(a)}")
+
+
+def _attempt_state(a: Attempt) -> str:
+    if a.outcome is not None:
+        return f"{a.outcome}: {a.detail}" if a.detail else a.outcome
+    if a.unresolved:
+        return f"waiting for a person: hale dna effect resolve attempt:{a.id} --outcome failed|succeeded"
+    if not a.claimed:
+        return "admitted, not yet claimed"
+    if any(kind == "board.case" for kind, _ in a.facts):
+        return "out: a case on the Board's queue"
+    return "out" + (f" (redelivered {a.redelivered}x)" if a.redelivered else "")
+
+
+def _child(m: ChildMember, depth: int, out: list[str]) -> None:
+    if m.task is None:
+        out.append(f"{INDENT * depth}child {m.key}  {m.plan.name}  not admitted")
+        return
+    out.append(f"{INDENT * depth}child {m.key}:")
+    _task(m.task, depth + 1, out)

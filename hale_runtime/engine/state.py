@@ -1,0 +1,259 @@
+"""The engine's state: a fold over the record's rows, one row at a time.
+
+Every transition the engine makes is a row, and `State.apply` is the only
+thing that changes state, whether the row was just written by this process
+or read back at a restart, so a rebuilt state is the state that was lost.
+The fold is tolerant of repeats: a second outcome of an attempt, a second
+settlement of a unit or a task, changes nothing.
+
+A task's steps are registered in order, its current step is the last; a
+step counts the members still out (`out`) and fails when one settles
+anything but succeeded. A failed step halts what runs below it (child
+executions admit nothing new), and a cancelled root halts its whole tree.
+The fold marks every task it touches as dirty for the engine to advance.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from hale_runtime.engine import ids
+from hale_runtime.engine.budget import Budget
+from hale_runtime.engine.plan import ChildPlan, LeafPlan, Plan, plan_from_json
+
+SUCCEEDED = "succeeded"
+CANCELLED = "cancelled"
+FACT_KINDS = frozenset({"model.called", "board.case", "mutation.prepared", "budget.refused"})
+
+
+@dataclass(slots=True, eq=False)
+class Attempt:
+    id: str
+    unit: Unit
+    n: int
+    performer: str
+    claimed: bool = False
+    token: int = 0
+    outcome: str | None = None
+    detail: str = ""
+    unresolved: bool = False
+    redelivered: int = 0
+    facts: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+
+
+@dataclass(slots=True, eq=False)
+class Unit:
+    id: str
+    leaf: LeafPlan
+    step: Step
+    attempts: list[Attempt] = field(default_factory=list)
+    outcome: str | None = None
+
+    @property
+    def key(self) -> str:
+        return self.leaf.key
+
+
+@dataclass(slots=True, eq=False)
+class ChildMember:
+    key: str
+    plan: Plan
+    step: Step
+    task: Task | None = None
+    outcome: str | None = None
+
+
+@dataclass(slots=True, eq=False)
+class Step:
+    id: str
+    index: int
+    store: str
+    task: Task
+    members: dict[str, Unit | ChildMember] = field(default_factory=dict)
+    out: int = 0
+    failed: bool = False
+
+
+@dataclass(slots=True, eq=False)
+class Task:
+    id: str
+    plan: Plan
+    parent: ChildMember | None = None
+    ask: str = ""
+    convener: str = ""
+    summary: str = ""
+    steps: list[Step] = field(default_factory=list)
+    halt: str | None = None  # "cancelled" or "failed": nothing new starts below
+    outcome: str | None = None
+    reason: str = ""
+
+
+class State:
+    def __init__(self, budget: Budget):
+        self.budget = budget
+        self.tasks: dict[str, Task] = {}
+        self.units: dict[str, Unit] = {}
+        self.attempts: dict[str, Attempt] = {}
+        self.asks: dict[str, str] = {}
+        self.roots = 0
+        self.dirty: dict[Task, None] = {}  # in the order touched
+        self.open: dict[str, None] = {}  # tasks not yet settled, in admission order
+        self._apply = {
+            "workflow.admitted": self._admitted,
+            "task.born": self._born,
+            "step.registered": self._registered,
+            "attempt.admitted": self._attempt_admitted,
+            "attempt.claimed": self._claimed,
+            "attempt.outcome": self._outcome,
+            "work.settled": self._work_settled,
+            "workflow.settled": self._workflow_settled,
+            "workflow.cancelled": self._cancelled,
+            "effect.unresolved": self._unresolved,
+            "effect.redelivered": self._redelivered,
+            "model.called": self._model_called,
+            "budget.exhausted": self._exhausted,
+        }
+
+    def apply(self, kind: str, key: str, body: dict[str, Any], at: int) -> None:
+        """Fold one row."""
+        handler = self._apply.get(kind)
+        if handler is not None:
+            handler(key, body, at)
+        elif kind in FACT_KINDS:
+            self._fact(kind, key, body)
+
+    # ---- tasks and steps ---------------------------------------------------------
+
+    def _admitted(self, key: str, body: dict[str, Any], at: int) -> None:
+        if key in self.tasks:
+            return
+        if "plan" in body:
+            t = Task(key, plan_from_json(body["plan"]), None, body.get("ask", ""))
+            self.roots += 1
+            if t.ask:
+                self.asks[t.ask] = key
+        else:
+            parent = self.tasks[body["parent"]]
+            member = parent.steps[body["step"]].members[body["member"]]
+            assert isinstance(member, ChildMember)
+            t = Task(key, member.plan, member)
+            member.task = t
+            t.halt = parent.halt or ("failed" if member.step.failed else None)
+        t.convener = body.get("convener", "")
+        self.tasks[key] = t
+        self.open[key] = None
+        self.dirty[t] = None
+
+    def _born(self, key: str, body: dict[str, Any], at: int) -> None:
+        t = self.tasks.get(key)
+        if t is not None:
+            t.summary = body.get("summary", "")
+
+    def _registered(self, key: str, body: dict[str, Any], at: int) -> None:
+        t = self.tasks[ids.task_of(key)]
+        index = len(t.steps)
+        if ids.step_id(t.id, t.plan.rev, index) != key:
+            return  # a repeat of a step already registered
+        sp = t.plan.steps[index]
+        step = Step(key, index, sp.store, t)
+        for m in sp.members:
+            if isinstance(m, ChildPlan):
+                step.members[m.key] = ChildMember(m.key, m.plan, step)
+            else:
+                unit = Unit(ids.unit_id(key, m.key), m, step)
+                step.members[m.key] = unit
+                self.units[unit.id] = unit
+        step.out = len(step.members)
+        t.steps.append(step)
+        self.dirty[t] = None
+
+    def _settle_member(self, m: Unit | ChildMember, outcome: str) -> None:
+        m.outcome = outcome
+        step = m.step
+        step.out -= 1
+        if outcome != SUCCEEDED:
+            self._fail_step(step, outcome)
+        self.dirty[step.task] = None
+
+    def _fail_step(self, step: Step, outcome: str) -> None:
+        if step.failed:
+            return
+        step.failed = True
+        why = CANCELLED if outcome == CANCELLED and step.task.halt == CANCELLED else "failed"
+        for m in step.members.values():
+            if isinstance(m, ChildMember) and m.task is not None and m.outcome is None:
+                self.halt(m.task, why)
+
+    def halt(self, t: Task, why: str) -> None:
+        """Nothing new starts in `t` or below it."""
+        if t.outcome is not None or t.halt == why or t.halt == CANCELLED:
+            return
+        t.halt = why
+        self.dirty[t] = None
+        if t.steps:
+            for m in t.steps[-1].members.values():
+                if isinstance(m, ChildMember) and m.task is not None and m.outcome is None:
+                    self.halt(m.task, why)
+
+    def _work_settled(self, key: str, body: dict[str, Any], at: int) -> None:
+        unit = self.units.get(key)
+        if unit is not None and unit.outcome is None:
+            self._settle_member(unit, body["outcome"])
+
+    def _workflow_settled(self, key: str, body: dict[str, Any], at: int) -> None:
+        t = self.tasks.get(key)
+        if t is None or t.outcome is not None:
+            return
+        t.outcome, t.reason = body["outcome"], body.get("reason", "")
+        self.open.pop(key, None)
+        self.dirty.pop(t, None)
+        if t.parent is not None and t.parent.outcome is None:
+            self._settle_member(t.parent, t.outcome)
+
+    def _cancelled(self, key: str, body: dict[str, Any], at: int) -> None:
+        t = self.tasks.get(key)
+        if t is not None:
+            self.halt(t, CANCELLED)
+
+    # ---- attempts ----------------------------------------------------------------
+
+    def _attempt_admitted(self, key: str, body: dict[str, Any], at: int) -> None:
+        unit = self.units[key.rsplit("/", 1)[0]]
+        if key in self.attempts:
+            return
+        a = Attempt(key, unit, len(unit.attempts), body["performer"])
+        unit.attempts.append(a)
+        self.attempts[key] = a
+
+    def _claimed(self, key: str, body: dict[str, Any], at: int) -> None:
+        a = self.attempts[key]
+        a.claimed, a.token = True, body.get("token", 0)
+
+    def _outcome(self, key: str, body: dict[str, Any], at: int) -> None:
+        a = self.attempts.get(key)
+        if a is not None and a.outcome is None:
+            a.outcome, a.detail = body["outcome"], body.get("detail", "")
+            self.dirty[a.unit.step.task] = None
+
+    def _unresolved(self, key: str, body: dict[str, Any], at: int) -> None:
+        self.attempts[key].unresolved = True
+
+    def _redelivered(self, key: str, body: dict[str, Any], at: int) -> None:
+        a = self.attempts[key]
+        a.redelivered += 1
+        a.unresolved = False
+
+    def _fact(self, kind: str, key: str, body: dict[str, Any]) -> None:
+        a = self.attempts.get(key)
+        if a is not None:
+            a.facts.append((kind, body))
+
+    # ---- the budget ------------------------------------------------------------
+
+    def _model_called(self, key: str, body: dict[str, Any], at: int) -> None:
+        self.budget.account(at, int(body.get("micros", 0)), body.get("call", ""))
+        self._fact("model.called", key, body)
+
+    def _exhausted(self, key: str, body: dict[str, Any], at: int) -> None:
+        self.budget.announce(body.get("window", key.removeprefix("budget/")))

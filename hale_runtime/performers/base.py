@@ -1,0 +1,101 @@
+"""What a performer is handed, and what it may answer.
+
+The engine hands a performer a `Work` (the attempt, its objective, what it
+requires, its claim token and cost ceiling) and a `Context` (the one Budget
+gate, the model provider, the clock). `deliver` answers now (`Answer`) or
+later (`Pending`, with the performer's own facts to record, such as a case
+on the Board's queue). After a restart, `reconcile` says what became of an
+attempt a dead process claimed: it acted (`Reconciled(ACTED, answer)`, or
+`answer=None` when its answer is still to come), it truthfully did not act
+(`NOT_ACTED`: deliver it again), or it cannot say (`UNKNOWN`: a person
+decides). `facts` on the Work are the rows the record holds under the
+attempt's key that are not the engine's own (`model.called`, `board.case`),
+so a performer can answer from its own record.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from hale_runtime.engine.budget import Admission
+
+SUCCEEDED = "succeeded"
+FAILED = "failed"
+CANCELLED = "cancelled"
+
+ACTED = "acted"
+NOT_ACTED = "not-acted"
+UNKNOWN = "unknown"
+
+Fact = tuple[str, dict[str, Any]]  # (kind, body), recorded under the attempt's key
+
+
+@dataclass(frozen=True)
+class Work:
+    attempt: str
+    task: str
+    objective: str
+    requires: tuple[str, ...]
+    performer: str
+    token: int = 0
+    ceiling_micros: int = 0
+    facts: tuple[Fact, ...] = ()
+
+
+@dataclass(frozen=True)
+class ModelCall:
+    call: str  # unique id: "<attempt>#<n>"
+    model: str
+    micros: int
+    answer: str
+
+
+@dataclass
+class Answer:
+    outcome: str  # succeeded | failed
+    detail: str = ""
+    calls: list[ModelCall] = field(default_factory=list)
+    grant: int | None = None  # what Budget.admit granted, for model-backed work
+    facts: list[Fact] = field(default_factory=list)
+
+
+@dataclass
+class Pending:
+    facts: list[Fact] = field(default_factory=list)
+
+
+@dataclass
+class Reconciled:
+    verdict: str  # ACTED | NOT_ACTED | UNKNOWN
+    answer: Answer | None = None
+
+
+class ModelProvider(Protocol):
+    name: str
+
+    def price(self, prompt: str) -> int | None:
+        """The price of one call in micro-dollars, if known before making it."""
+
+    def complete(self, prompt: str) -> tuple[str, int]:
+        """(answer, micro-dollars it cost)."""
+
+
+@dataclass
+class Context:
+    admit: Callable[[int], Admission]  # the Budget gate: ceiling -> Admission
+    note_call: Callable[[ModelCall], None]  # a call made, before its row is written
+    provider: ModelProvider
+    clock: Callable[[], int]
+
+
+class Performer(Protocol):
+    kind: str  # organism | editor | person | agent | service
+
+    def offers(self, capability: str) -> bool: ...
+
+    def deliver(self, work: Work, ctx: Context) -> Answer | Pending: ...
+
+    def reconcile(self, work: Work, ctx: Context) -> Reconciled: ...

@@ -1,0 +1,56 @@
+"""The engine over a real genome: `hale dna new`'s baseline catalog, loaded
+from its `.hl` files, runs every definition the organization admits today and
+refuses the rest with the catalog's reason."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from engine_helpers import HandClock, Org
+
+from hale_runtime.catalog import load_catalog
+from hale_runtime.cli import hale
+from hale_runtime.performers import SUCCEEDED
+
+
+@pytest.fixture
+def genome(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Org:
+    monkeypatch.setenv("HALE_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.chdir(tmp_path)
+    r = CliRunner().invoke(hale, ["dna", "new", "p"])
+    assert r.exit_code == 0, r.output
+    return Org(tmp_path / "p", HandClock())
+
+
+def test_the_baseline_runs_and_what_it_cannot_do_is_refused(genome):
+    catalog = load_catalog(genome.root)
+    e = genome.engine()
+    asks = {
+        "ask-edit": "editor",
+        "ask-person": "person",
+        "ask-judge": "agent",
+        "ask-position": "agent",
+        "practice-ratify": "organism",
+        "concern-escalate": "organism",
+        "optimize-walk": "organism",
+    }
+    for n, definition in enumerate(asks):
+        d = catalog.newest(definition)
+        inputs = {name: f"say {n}" for name in d.inputs}
+        assert e.admit_from(catalog, definition, f"ask-{n}", "leader", inputs).task == f"t{n + 1}"
+    e.pump()
+    e.reply("t2/wf1/s0/p/a0", "person", SUCCEEDED)
+    e.pump()
+    performers = {
+        r.key.split("/")[0]: r.body["performer"] for r in genome.rows(kind="attempt.admitted")
+    }
+    assert list(performers.values())[:4] == ["editor", "person", "agent", "agent"]
+    assert all(e.settled(f"t{n + 1}") == SUCCEEDED for n in range(len(asks)))
+    refused = e.admit_from(catalog, "ask-triage", "ask-x", "leader")
+    assert (
+        refused.refused
+        == "workflow ask-triage@1 step 0 (offered): the organization performs no step offered"
+    )
+    assert "writes the heart" in e.admit_from(catalog, "change-deliver", "ask-y", "leader").refused
