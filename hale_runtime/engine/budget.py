@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 DAY_MS = 86_400_000
@@ -139,3 +140,18 @@ class Budget:
             "allowance_micros": self.policy.allowance_micros,
             "calls": calls,
         }
+
+
+MODELS = "dna/org/models.hl"
+
+
+def policy_from_genome(root: Path | str) -> BudgetPolicy:
+    """The genome's `org_budget()` (dna/org/models.hl), run as Hale.
+
+    Raises HaleError when the file does not build or run, and ValueError
+    when the policy it returns is not one the budget can keep."""
+    from hale_lang.build import build
+    from stdlib.prelude import to_plain
+
+    program = build(root, [MODELS], bindings={})
+    return BudgetPolicy.from_object(to_plain(program.call(MODELS, "org_budget")))

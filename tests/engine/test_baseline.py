@@ -54,3 +54,19 @@ def test_the_baseline_runs_and_what_it_cannot_do_is_refused(genome):
         == "workflow ask-triage@1 step 0 (offered): the organization performs no step offered"
     )
     assert "writes the heart" in e.admit_from(catalog, "change-deliver", "ask-y", "leader").refused
+
+
+def test_the_budget_policy_is_the_genomes_org_budget(genome):
+    from hale_runtime.engine.budget import MODELS, BudgetPolicy, policy_from_genome
+
+    assert policy_from_genome(genome.root) == BudgetPolicy("day", 25_000_000)
+    models = genome.root / MODELS
+    models.write_text(
+        models.read_text().replace(
+            'window: "day", allowance_micros: 25000000', 'window: "week", allowance_micros: 7'
+        )
+    )
+    assert policy_from_genome(genome.root) == BudgetPolicy("week", 7)
+    models.write_text(models.read_text().replace('"week"', '"fortnight"'))
+    with pytest.raises(ValueError, match="day, week or none"):
+        policy_from_genome(genome.root)
