@@ -42,9 +42,9 @@ class HaleLexer(Lexer):
                 continue
             for value in _alternatives(term):
                 if re.fullmatch(_PATTERNS["NAME"], value):
-                    self.keywords[value] = term.name
+                    self.keywords[value] = str(term.name)
                 else:
-                    literals[value] = term.name
+                    literals[value] = str(term.name)
         self.literals = literals
         # longest literal first, so `==` wins over `=` and `->` over `-`
         punct = "|".join(re.escape(v) for v in sorted(literals, key=len, reverse=True))
@@ -54,6 +54,7 @@ class HaleLexer(Lexer):
     def lex(self, text: str) -> Iterator[Token]:
         match = self.master.match
         literals, keywords = self.literals, self.keywords
+        new_token = Token._future_new  # Token() without its keyword-argument shim
         pos, line, line_start, end = 0, 1, 0, len(text)
         while pos < end:
             m = match(text, pos)
@@ -72,7 +73,7 @@ class HaleLexer(Lexer):
                     kind = literals[value]
                 elif kind == "NAME":
                     kind = keywords.get(value, "NAME")
-                tok = Token(kind, value, pos, line, col, line, col + len(value), nxt)
+                tok = new_token(kind, value, pos, line, col, line, col + len(value), nxt)
                 if kind == "COMMENT":
                     if self.on_comment is not None:
                         self.on_comment(tok)

@@ -21,6 +21,7 @@ from lark import Token, Transformer
 
 from . import nodes as n
 from .diagnostics import Diagnostic, HaleError, Span
+from .lalr import Driver
 from .lexer import HaleLexer
 
 GRAMMAR = FsPath(__file__).resolve().parent.parent / "grammar" / "hale.lark"
@@ -359,16 +360,22 @@ def _lark():
     )
 
 
+@lru_cache(maxsize=1)
+def _driver() -> tuple[Driver, HaleLexer]:
+    lark = _lark()
+    return Driver(lark), lark.parser.lexer.lexer
+
+
 def parse(text: str, path: str) -> n.Module:
     """Parse one file. Raises HaleError carrying the syntax diagnostic."""
     from .syntax_errors import syntax_diagnostic
 
-    lark = _lark()
+    driver, lexer = _driver()
     with _LOCK:
         _BUILDER.file = path
         _COMMENTS.clear()
         try:
-            items = lark.parse(text)
+            items = driver.parse(lexer.lex(text))
         except HaleError:
             raise
         except Exception as e:  # lark's UnexpectedInput family, and VisitError
