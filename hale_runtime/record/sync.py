@@ -22,7 +22,9 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import os
 import random
+import subprocess
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -39,6 +41,7 @@ if TYPE_CHECKING:
     from hale_runtime.record.record import Record
 
 MAX_ROUNDS = 60
+FETCH_TIMEOUT_S = float(os.environ.get("HALE_DNA_GIT_TIMEOUT", "30"))
 REJECTIONS = (
     "non-fastforward",
     "fastforwardable",
@@ -88,7 +91,7 @@ def sync(record: Record) -> SyncReport:
     before = set(record._ids)
     refusal = "the local chain kept moving"
     for round_no in range(1, MAX_ROUNDS + 1):
-        _fetch(remote, name, tracking_ref(name))
+        _fetch(repo, name, tracking_ref(name))
         theirs = store.read_ref(repo, tracking_ref(name))
         moved, tip = _rebase(record, theirs)
         if not moved:
@@ -100,7 +103,7 @@ def sync(record: Record) -> SyncReport:
             continue
         if tip is not None and tip != theirs:
             store.set_ref(repo, tracking_ref(name), tip)
-        _push_receipts(repo, remote, name)
+        _push_receipts(record, name)
         record.refresh()
         received = sum(1 for row_id in record._ids if row_id not in before)
         return SyncReport(name, sent, received, round_no)
@@ -109,12 +112,22 @@ def sync(record: Record) -> SyncReport:
     )
 
 
-def _fetch(remote: pygit2.Remote, name: str, tracking: str) -> None:
-    specs = [f"+{store.RECORD_REF}:{tracking}", f"+{receipts.PREFIX}*:{receipts.PREFIX}*"]
+def _fetch(repo: pygit2.Repository, name: str, tracking: str) -> None:
+    """Fetch the record and the receipts with git itself: libgit2 refuses to
+    negotiate a fetch while the clone holds refs to blobs (the receipts), and
+    a glob refspec (`record*`) lets a remote without a record answer empty."""
+    specs = [f"+{store.RECORD_REF}*:{tracking}*", f"+{receipts.PREFIX}*:{receipts.PREFIX}*"]
+    command = ["git", f"--git-dir={repo.path}", "fetch", "--quiet", "--no-tags"]
+    command += ["--no-write-fetch-head", name, *specs]
     try:
-        remote.fetch(specs, callbacks=_Callbacks())
-    except (pygit2.GitError, OSError) as exc:
+        done = subprocess.run(
+            command, capture_output=True, text=True, timeout=FETCH_TIMEOUT_S, check=False
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
         raise RecordError(f"sync: fetching {store.RECORD_REF} from {name} failed: {exc}") from exc
+    if done.returncode != 0:
+        why = (done.stderr.strip().splitlines() or ["git fetch failed"])[-1]
+        raise RecordError(f"sync: fetching {store.RECORD_REF} from {name} failed: {why}")
 
 
 def _rebase(record: Record, theirs: pygit2.Oid | None) -> tuple[bool, pygit2.Oid | None]:
@@ -174,17 +187,24 @@ def _push(remote: pygit2.Remote, name: str, tip: pygit2.Oid) -> str | None:
     return "; ".join(callbacks.rejected) or None
 
 
-def _push_receipts(repo: pygit2.Repository, remote: pygit2.Remote, name: str) -> None:
-    """Push the receipts the remote did not advertise at the last fetch."""
-    there = {head.name for head in remote.list_heads(connect=False)}
-    missing = [ref for ref in receipts.receipt_refs(repo) if ref not in there]
-    if not missing:
+def _push_receipts(record: Record, name: str) -> None:
+    """Push the receipts this process has not yet seen the remote take. A
+    receipt is named by its content, so one the remote holds is up to date."""
+    refs = [ref for ref in receipts.receipt_refs(record.repo) if ref not in record.receipts_sent]
+    if not refs:
         return
-    callbacks = _Callbacks()
+    command = ["git", f"--git-dir={record.repo.path}", "push", "--quiet", "--porcelain", name]
+    command += [f"{ref}:{ref}" for ref in refs]
     try:
-        remote.push([f"{ref}:{ref}" for ref in missing], callbacks=callbacks)
-    except (pygit2.GitError, OSError) as exc:
+        done = subprocess.run(
+            command, capture_output=True, text=True, timeout=FETCH_TIMEOUT_S, check=False
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
         raise RecordError(f"sync: pushing receipts to {name} failed: {exc}") from exc
+    if done.returncode != 0:
+        why = (done.stderr.strip().splitlines() or ["git push failed"])[-1]
+        raise RecordError(f"sync: pushing receipts to {name} failed: {why}")
+    record.receipts_sent.update(refs)
 
 
 @contextlib.contextmanager

@@ -111,6 +111,23 @@ def test_receipts_travel_with_the_rows(make_clone: Callable[[str], Path]) -> Non
     assert b.get_receipt(digest) == {"name": "operating/x"}
 
 
+def test_a_clone_holding_receipts_keeps_receiving_rows(make_clone: Callable[[str], Path]) -> None:
+    # receipts are refs to blobs; fetching must not trip over them when it negotiates
+    a, b = open_clone(make_clone("a")), open_clone(make_clone("b"))
+    a.put_receipt({"name": "operating/x"})
+    a.append("review.opened", "k:1", {})
+    a.sync()
+    b.sync()
+    for n in range(3):
+        a.append("row.later", f"r{n}", {})
+        a.sync()
+        b.append("row.other", f"o{n}", {})
+        b.sync()
+    a.sync()
+    assert [r.id for r in a.rows()] == [r.id for r in b.rows()]
+    assert {r.key for r in b.rows()} >= {"r0", "r1", "r2", "o0", "o1", "o2"}
+
+
 CLONE_WORKER = """
 import random, sys, time
 from hale_runtime.record import Record
