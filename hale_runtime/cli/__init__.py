@@ -22,8 +22,18 @@ DNA_COMMANDS: dict[str, str] = {
     "upgrade": "hale_runtime.cli.upgrade:upgrade",
     "history": "hale_runtime.cli.history:history",
     "memory": "hale_runtime.cli.memory:memory",
+    "run": "hale_runtime.cli.node:run",
+    "dev": "hale_runtime.cli.node:dev",
+    "status": "hale_runtime.cli.node:status",
+    "body": "hale_runtime.cli.node:body",
     "show": "hale_runtime.cli.show:show",
     "effect": "hale_runtime.cli.effect:effect",
+    "schedule": "hale_runtime.cli.schedule:schedule",
+    "review": "hale_runtime.cli.review:review",
+    "fill": "hale_runtime.cli.fill:fill",
+    "debug": "hale_runtime.cli.debug:debug",
+    "task": "hale_runtime.cli.task:task",
+    "work": "hale_runtime.cli.work:work",
 }
 
 

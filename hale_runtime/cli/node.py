@@ -1,0 +1,203 @@
+"""`hale dna run`, `dev`, `status` and `body`: running a node, and seeing who does.
+
+`run` starts a host (hale_runtime/node/host.py) with memory and nerves from
+the environment; `dev` first brings them up: with a working container engine
+(`docker compose` and a daemon that answers) from `dna/compose.yaml`,
+otherwise embedded (the project's SQLite file), migrated either way. `status`
+and `body` read the record, memory and the lease and need no node running.
+Every failure is one `hale: …` line and an exit code: 0 ok, 1 refused, 2
+usage, 3 the body lease is held elsewhere, 75 the genome moved.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import click
+
+from hale_runtime.cli.common import EXIT_LEASE_HELD, fail
+
+COMPOSE_DSN = "postgresql://postgres:hale@127.0.0.1:5432/dna"
+
+
+def _root() -> Path:
+    from hale_runtime.project import NotAProject, find_root
+
+    try:
+        return find_root()
+    except NotAProject as error:
+        fail(str(error))
+
+
+def _settings():
+    from hale_runtime.node.settings import Settings, SettingsError
+
+    try:
+        return Settings.from_env()
+    except SettingsError as error:
+        fail(str(error), 2)
+
+
+def _host(root: Path) -> int:
+    from hale_runtime.memory import memory_dsn, nerves_dsn
+    from hale_runtime.node.host import Host
+    from hale_runtime.record import RecordError
+
+    settings = _settings()
+    try:
+        host = Host(root, settings, memory_dsn(root), nerves_dsn(root), say=click.echo)
+        return host.run()
+    except RecordError as error:
+        fail(str(error))
+    except Exception as error:  # never a traceback: one line, exit 1
+        fail(f"the node failed: {type(error).__name__}: {error}")
+
+
+@click.command("run")
+def run() -> None:
+    """Run a node: take the body lease, start the fence and the organization, tick."""
+    raise SystemExit(_host(_root()))
+
+
+@click.command("dev")
+def dev() -> None:
+    """Run a node with memory and nerves brought up for you (embedded without containers)."""
+    from hale_runtime.memory import ENV_MEMORY, ENV_NERVES, MemoryFailed, memory_dsn, open_memory
+    from hale_runtime.memory.dsn import redact
+
+    root = _root()
+    how = "from the environment"
+    if not os.environ.get(ENV_MEMORY):
+        how = "embedded: no container engine answered"
+        if _compose_up(root):
+            os.environ[ENV_MEMORY], how = COMPOSE_DSN, "from dna/compose.yaml"
+    os.environ.setdefault(ENV_NERVES, memory_dsn(root))
+    try:
+        for dsn in dict.fromkeys([memory_dsn(root), os.environ[ENV_NERVES]]):
+            with open_memory(dsn) as store:
+                store.migrate()
+    except MemoryFailed as error:
+        fail(f"memory could not be brought up: {error}")
+    click.echo(f"dev: memory and nerves at {redact(memory_dsn(root))} ({how})")
+    raise SystemExit(_host(root))
+
+
+def _compose_up(root: Path) -> bool:
+    """Bring up dna/compose.yaml when a container engine answers; whether it did."""
+    compose = root / "dna" / "compose.yaml"
+    if not compose.is_file() or shutil.which("docker") is None:
+        return False
+    try:
+        if subprocess.run(["docker", "info"], capture_output=True, timeout=5).returncode != 0:
+            return False
+        up = ["docker", "compose", "-f", str(compose), "up", "-d", "--wait"]
+        return subprocess.run(up, capture_output=True, timeout=300).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+
+
+@click.command("status")
+@click.option("--json", "as_json", is_flag=True, help="one JSON document")
+def status(as_json: bool) -> None:
+    """Say what each node runs: its genome, lease, last tick, memory and nerves."""
+    from hale_runtime.node.status import gather, render
+    from hale_runtime.record import RecordError
+
+    root = _root()
+    try:
+        found = gather(root, _settings().git_timeout_s)
+    except RecordError as error:
+        fail(str(error))
+    if as_json:
+        click.echo(json.dumps(found.as_json(), indent=2))
+        return
+    for line in render(found):
+        click.echo(line)
+
+
+@click.group("body", invoke_without_command=True)
+@click.pass_context
+def body(ctx: click.Context) -> None:
+    """Who runs this record's body (the body lease)."""
+    if ctx.invoked_subcommand is not None:
+        return
+    from hale_runtime.node.status import read_lease
+    from hale_runtime.record import Record, RecordError
+
+    root = _root()
+    try:
+        lease, where = read_lease(root, Record.open(root), _settings().git_timeout_s)
+    except RecordError as error:
+        fail(str(error))
+    click.echo(f"body: {lease.describe() if lease else 'nobody holds the lease'} ({where})")
+
+
+def _lease(root: Path):
+    from hale_runtime.node.lease import OWNER_ENV, BodyLease
+    from hale_runtime.record import Record
+    from hale_runtime.record.identity import NODE_ENV, default_who
+
+    record = Record.open(root)
+    holder = os.environ.get(NODE_ENV) or default_who(record.clone)
+    settings = _settings()
+    owner = os.environ.get(OWNER_ENV) or None
+    lease = BodyLease(
+        root, holder, record.remote(), settings.lease_s, settings.git_timeout_s, owner
+    )
+    return record, lease
+
+
+@body.command("claim")
+@click.option("--force", is_flag=True, help="take it even from a live holder")
+def claim(force: bool) -> None:
+    """Take the body lease; with --force from a body that is gone, as a row in your name."""
+    from hale_runtime.node.lease import LeaseHeld, LeaseUnprovable
+    from hale_runtime.record import RecordError
+
+    root = _root()
+    try:
+        record, lease = _lease(root)
+        _, before = lease.read()
+        taken = lease.take(force=force)
+        row = {"holder": taken.holder, "token": taken.token, "until": taken.until}
+        row["from"] = before.holder if before else None
+        row["forced"] = force
+        record.append("body.claimed", "body", row)
+        record.sync()
+    except LeaseHeld as held:
+        fail(
+            f"{held}; `hale dna body claim --force` takes it from a body that is gone",
+            EXIT_LEASE_HELD,
+        )
+    except (LeaseUnprovable, RecordError) as error:
+        fail(str(error))
+    click.echo(f"body: {taken.describe()}")
+
+
+@body.command("release")
+def release() -> None:
+    """Give the body lease back."""
+    from hale_runtime.node.lease import Lease, LeaseUnprovable
+    from hale_runtime.record import RecordError
+
+    root = _root()
+    try:
+        record, lease = _lease(root)
+        _, current = lease.read()
+        if current is None or current.released:
+            click.echo("body: nobody holds the lease")
+            return
+        if current.holder != lease.holder:
+            fail(f"the body lease is {current.describe()}, not yours", EXIT_LEASE_HELD)
+        lease.lease = Lease(current.holder, current.token, current.until)
+        if not lease.release():
+            fail("the body lease moved while it was being given back")
+        record.append("body.released", "body", {"holder": lease.holder, "token": current.token})
+        record.sync()
+    except (LeaseUnprovable, RecordError) as error:
+        fail(str(error))
+    click.echo(f"body: released by {lease.holder}")

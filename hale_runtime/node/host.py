@@ -1,0 +1,413 @@
+"""The host: takes the body lease, starts the fence and the organization, and
+ticks.
+
+Start: open memory and the nerves (refusing an unmigrated memory), take
+the lease (exit 3 when it is another clone's), start the fence
+(which renews it from then on), choose and build the genome (genome.py: the
+forge's default branch; a `node.build_failed` row and the last good genome
+when it does not build), start the organization, write `node.started`.
+Then, once every `tick_s`, the seven steps of a node, in order:
+
+  1. assert the lease (the local mirror the fence keeps; no network);
+  2. relay unanswered request rows onto the nerves (relay.py);
+  3. sync the record with its remote;
+  4. project stamped rows into memory's graph (projection.py); adoption,
+     abandonment and erasure are the record's to ask for, and no row asks
+     for them yet;
+  5. every `poll_s`, fetch the forge's default branch: moved -> exit 75;
+  6. assert the lease again (the sync may have outlasted it);
+  7. tell the heads what landed (hooks; no heads yet), answer restart
+     requests (`restart.requested <holder>`), note the tick in memory.
+
+Everything that ends a node is a NodeStop with its exit code; the stop kills
+the organization (at once when the lease is lost, after SIGTERM and a grace
+otherwise), stops the fence, gives the lease back when it is still ours and
+writes `node.stopped`. SIGTERM and SIGINT wake the sleep through a wakeup
+pipe and stop cleanly.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import select
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from hale_runtime.memory import MemoryFailed, open_memory
+from hale_runtime.memory.dsn import ENV_MEMORY, ENV_NERVES, redact
+from hale_runtime.nerves import NervesFailed, open_nerves
+from hale_runtime.node import children, genome
+from hale_runtime.node.git import GitFailed
+from hale_runtime.node.lease import OWNER_ENV, BodyLease, Lease, LeaseHeld, LeaseUnprovable, now_ms
+from hale_runtime.node.projection import ProjectionDiverged, project
+from hale_runtime.node.relay import Relay
+from hale_runtime.node.settings import Settings
+from hale_runtime.node.syncing import sync as locked_sync
+from hale_runtime.record import Record, RecordError, Row
+from hale_runtime.record.identity import NODE_ENV, default_who
+
+EXIT_OK, EXIT_REFUSED, EXIT_LEASE_HELD, EXIT_GENOME_MOVED = 0, 1, 3, 75
+ORG_START_S = 120.0
+TOKEN_ENV = "HALE_DNA_BODY_TOKEN"
+
+
+class NodeStop(Exception):
+    def __init__(self, code: int, reason: str, lease_lost: bool = False):
+        super().__init__(reason)
+        self.code, self.reason, self.lease_lost = code, reason, lease_lost
+
+
+def node_key(holder: str) -> str:
+    return f"node/{holder}"
+
+
+class Host:
+    def __init__(self, root: Path, settings: Settings, memory: str, nerves: str, say=print):
+        self.root, self.settings, self.say = Path(root), settings, say
+        self.memory_dsn, self.nerves_dsn = memory, nerves
+        self.record = Record.open(root)
+        self.holder = os.environ.get(NODE_ENV) or default_who(self.record.clone)
+        os.environ[NODE_ENV] = self.holder
+        self.record.who = self.holder
+        self.remote = self.record.remote()
+        self.owner = os.environ.get(OWNER_ENV) or None
+        self.lease = BodyLease(
+            self.root,
+            self.holder,
+            self.remote,
+            settings.lease_s,
+            settings.git_timeout_s,
+            self.owner,
+        )
+        self.token = 0
+        self.relay = Relay()
+        self.heads: list[Callable[[list[Row]], None]] = []  # step 7's hook
+        self.fence = self.org = None
+        self.served: genome.Genome | None = None
+        self.forge: str | None = None
+        self.forge_seen: str | None = None
+        self.next_poll = 0.0
+        self.landed = 0
+        self.stopping: str | None = None
+        self.warned: set[str] = set()
+        self.memory = self.nerves = None
+
+    # ---- the whole life --------------------------------------------------------
+
+    def run(self) -> int:
+        """Start, tick until something stops the node, stop; the exit code."""
+        wake = self._install_signals()
+        try:
+            self.start()
+            self.loop(wake)
+        except NodeStop as stop:
+            return self.shutdown(stop)
+        except Exception as error:  # whatever else: stop in order, say it in one line
+            return self.shutdown(NodeStop(EXIT_REFUSED, f"{type(error).__name__}: {error}"))
+        return self.shutdown(NodeStop(EXIT_OK, self.stopping or "stopped"))
+
+    def start(self) -> None:
+        self._lock_clone()
+        self.memory, self.nerves = self._open_stores()  # refuse before taking anything
+        try:
+            taken = self.lease.take()
+        except LeaseHeld as held:
+            raise NodeStop(EXIT_LEASE_HELD, f"{held}; this record runs elsewhere") from None
+        except LeaseUnprovable as error:
+            raise NodeStop(EXIT_REFUSED, f"the body lease could not be taken: {error}") from None
+        self.token = taken.token
+        self.say(f"body: {self.holder} holds the lease (token {self.token})")
+        self._spawn_fence()
+        self._check_stopping()
+        self.served = self.choose_genome()
+        self._check_stopping()
+        self._spawn_organization()
+        from hale_runtime.head.node import start_head  # the head, for legs (asks issue)
+
+        self.head = start_head(self.root, self.memory_dsn, self.holder, self.say)
+        body = {
+            "genome": self.served.commit,
+            "work_tree": self.served.work_tree,
+            "memory": redact(self.memory_dsn),
+            "nerves": redact(self.nerves_dsn),
+            "token": self.token,
+            "owner": self.owner,
+            "pid": os.getpid(),
+            "host": socket.gethostname(),
+        }
+        self.record.append("node.started", node_key(self.holder), body)
+        self._sync()
+        self.landed = self.record.stamped_count()
+        self.say(f"genome: {self.served.label}")
+        self.say(f"memory: {redact(self.memory_dsn)}\nnerves: {redact(self.nerves_dsn)}")
+        self.say("running; Ctrl-C stops the node")
+
+    def _lock_clone(self) -> None:
+        """One host per clone: a second one here is refused (the same holder would
+        otherwise take the lease from the first), while a restart after a crash
+        finds the lock free, since the kernel drops it with the process."""
+        path = Path(self.record.repo.path) / "hale" / "host.lock"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._clone_lock = open(path, "a+")
+        try:
+            fcntl.flock(self._clone_lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            self._clone_lock.seek(0)
+            pid = self._clone_lock.read().strip() or "?"
+            why = f"a node already runs in this clone (pid {pid})"
+            raise NodeStop(EXIT_LEASE_HELD, why) from None
+        self._clone_lock.truncate(0)
+        self._clone_lock.write(f"{os.getpid()}\n")
+        self._clone_lock.flush()
+
+    def loop(self, wake: int) -> None:
+        next_tick = time.monotonic()
+        while not self.stopping:
+            self.tick()
+            next_tick = max(next_tick + self.settings.tick_s, time.monotonic())
+            delay = next_tick - time.monotonic()
+            if delay > 0 and select.select([wake], [], [], delay)[0]:
+                os.read(wake, 512)
+
+    def tick(self) -> None:
+        """The seven steps of a node, in order."""
+        try:
+            self.assert_lease()
+            self._check_children()
+            self.relay.relay(self.record, self.nerves)
+            self._sync()
+            self._project()
+            # adoption, abandonment and erasure: no row asks for them yet
+            self._check_forge()
+            self.assert_lease()
+            self._tell_heads()
+            self._answer_restarts()
+            self.memory.upsert_node(f"node:{self.holder}", "node", self._heartbeat())
+        except (MemoryFailed, NervesFailed) as error:
+            raise NodeStop(EXIT_REFUSED, f"stores failed, so the node stops: {error}") from None
+        except RecordError as error:
+            raise NodeStop(EXIT_REFUSED, f"the record failed: {error}") from None
+
+    # ---- the lease ---------------------------------------------------------------
+
+    def assert_lease(self) -> None:
+        """Stop unless this clone's mirror shows our lease live past the margin."""
+        lease = self._mirror()
+        if lease is None or lease.holder != self.holder or lease.token != self.token:
+            shown = lease.describe() if lease else "gone"
+            raise NodeStop(EXIT_LEASE_HELD, f"the body lease is now {shown}", lease_lost=True)
+        left_ms = lease.until - now_ms()
+        if left_ms <= self.settings.margin_s * 1000:
+            why = f"the body lease was not renewed ({left_ms / 1000:.1f}s left); stopping"
+            raise NodeStop(EXIT_REFUSED, why, lease_lost=True)
+
+    def _mirror(self) -> Lease | None:
+        try:
+            return self.lease.local()
+        except LeaseUnprovable:
+            return None
+
+    # ---- the children ------------------------------------------------------------
+
+    def _child_env(self) -> dict[str, str]:
+        env = dict(os.environ)
+        env.update(self.settings.as_env())
+        env.update(
+            {NODE_ENV: self.holder, ENV_MEMORY: self.memory_dsn, ENV_NERVES: self.nerves_dsn}
+        )
+        env[TOKEN_ENV] = str(self.token)  # the body's epoch, for what the organization hosts
+        return env
+
+    def _spawn_fence(self) -> None:
+        self.assert_lease()
+        try:
+            self.fence = children.start_fence(
+                self.root, self.holder, self.token, self.remote, self.owner, self._child_env()
+            )
+        except children.ChildFailed as error:
+            raise NodeStop(EXIT_REFUSED, str(error)) from None
+
+    def _spawn_organization(self) -> None:
+        self.assert_lease()  # right before starting a process
+        try:
+            self.org = children.start_organization(
+                self.root, self.served.folder, self._child_env(), ORG_START_S
+            )
+        except children.ChildFailed as error:
+            raise NodeStop(EXIT_REFUSED, str(error)) from None
+        children.tell(self.fence, f"guard {self.org.pid}")
+
+    def _check_children(self) -> None:
+        if self.org.poll() is not None:
+            # the fence may have killed it and be on its way out: let it say why
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.fence.wait(2.0)
+        if self.fence.poll() is not None:
+            if self.fence.returncode == EXIT_LEASE_HELD:
+                why = "the body lease is someone else's now; the fence killed the organization"
+                raise NodeStop(EXIT_LEASE_HELD, why, True)
+            raise NodeStop(EXIT_REFUSED, f"the fence stopped (exit {self.fence.returncode})", True)
+        if self.org.poll() is not None:
+            raise NodeStop(EXIT_REFUSED, f"the organization stopped (exit {self.org.returncode})")
+
+    def _restart_organization(self) -> None:
+        children.tell(self.fence, f"forget {self.org.pid}")
+        children.stop(self.org, self.settings.stop_grace_s)
+        self._spawn_organization()
+
+    # ---- the genome ----------------------------------------------------------------
+
+    def choose_genome(self) -> genome.Genome:
+        """The genome to serve: the forge's tip when it builds, else the last good one."""
+        timeout = self.settings.git_timeout_s
+        self.forge = genome.forge_of(self.root, self.remote, timeout)
+        if self.forge is None:
+            candidate = genome.work_tree_genome(self.root)
+        else:
+            try:
+                self.forge_seen = genome.fetch_tip(self.root, self.forge, timeout)
+            except GitFailed as error:
+                return self._fall_back(None, f"the forge {self.forge} gave no genome: {error}")
+            candidate = genome.materialize(self.root, self.forge_seen)
+        self.next_poll = time.monotonic() + self.settings.poll_s
+        try:
+            genome.build(candidate)
+        except genome.BuildFailed as failed:
+            body = {"genome": failed.commit, "error": failed.text[-4000:]}
+            self.record.append("node.build_failed", node_key(self.holder), body)
+            self._sync()
+            return self._fall_back(candidate, f"genome {candidate.label} does not build")
+        if not candidate.work_tree:
+            genome.remember_good(self.root, candidate.commit)
+        return candidate
+
+    def _fall_back(self, failed: genome.Genome | None, why: str) -> genome.Genome:
+        good = genome.last_good(self.root)
+        if good is None or failed is not None and failed.work_tree:
+            raise NodeStop(EXIT_REFUSED, f"{why}, and no genome has built here before")
+        self.say(f"hale: {why}; serving {good[:7]}, the last genome that built")
+        return genome.materialize(self.root, good)
+
+    def _check_forge(self) -> None:
+        if self.forge is None or self.settings.poll_s <= 0 or time.monotonic() < self.next_poll:
+            return
+        self.next_poll = time.monotonic() + self.settings.poll_s
+        try:
+            tip = genome.fetch_tip(self.root, self.forge, self.settings.git_timeout_s)
+        except GitFailed as error:
+            self._warn(f"the forge {self.forge} was not reached: {error}")
+            return
+        if tip != self.forge_seen:
+            seen = (self.forge_seen or "nothing")[:7]
+            raise NodeStop(
+                EXIT_GENOME_MOVED, f"the genome moved at {self.forge}: {seen} -> {tip[:7]}"
+            )
+
+    # ---- the other steps -----------------------------------------------------------
+
+    def _open_stores(self):
+        try:
+            memory = open_memory(self.memory_dsn)
+            if memory.schema_version() == 0:
+                raise MemoryFailed(
+                    f"{redact(self.memory_dsn)} has no schema: run `hale dna memory migrate`"
+                )
+            return memory, open_nerves(self.nerves_dsn)
+        except (MemoryFailed, NervesFailed) as error:
+            raise NodeStop(EXIT_REFUSED, str(error)) from None
+
+    def _sync(self) -> None:
+        try:
+            locked_sync(self.record)
+        except RecordError as error:
+            self._warn(f"the record did not sync: {error}")
+
+    def _project(self) -> None:
+        try:
+            project(self.record, self.memory)
+        except ProjectionDiverged as error:
+            self._warn(str(error))
+
+    def _tell_heads(self) -> None:
+        stamped = self.record.stamped_count()
+        if stamped > self.landed and self.heads:
+            rows = self.record.rows(since=self.landed, stamped_only=True)
+            for head in self.heads:
+                head(rows)
+        self.landed = stamped
+
+    def _answer_restarts(self) -> None:
+        row = self.relay.pending.get(("restart", self.holder))
+        if row is None:
+            return
+        self.say(f"restarting the organization, as {row.who} asked")
+        self._restart_organization()
+        self.record.append("restart.answered", self.holder, {"request": row.id})
+        self.relay.read(self.record)
+
+    def _heartbeat(self) -> dict:
+        return {
+            "last_tick": now_ms(),
+            "genome": self.served.commit if self.served else "",
+            "pid": os.getpid(),
+            "token": self.token,
+        }
+
+    def _warn(self, message: str) -> None:
+        if message not in self.warned:
+            self.warned.add(message)
+            print(f"hale: {message}", file=sys.stderr, flush=True)
+
+    # ---- stopping ------------------------------------------------------------------
+
+    def _install_signals(self) -> int:
+        read, write = os.pipe()
+        os.set_blocking(write, False)
+        signal.set_wakeup_fd(write)
+
+        def stop(signum: int, _frame) -> None:
+            self.stopping = f"stopped by {signal.Signals(signum).name}"
+
+        signal.signal(signal.SIGTERM, stop)
+        signal.signal(signal.SIGINT, stop)
+        return read
+
+    def _check_stopping(self) -> None:
+        if self.stopping:
+            raise NodeStop(EXIT_OK, self.stopping)
+
+    def shutdown(self, stop: NodeStop) -> int:
+        """Stop the children, give the lease back when it is ours, write `node.stopped`."""
+        from hale_runtime.head.node import stop_head
+
+        stop_head(getattr(self, "head", None))
+        children.stop(self.org, 0.0 if stop.lease_lost else self.settings.stop_grace_s)
+        if self.fence is not None:
+            children.tell(self.fence, "stop")
+            children.stop(self.fence, 2.0)
+        if self.token and not stop.lease_lost and stop.code != EXIT_LEASE_HELD:
+            self._release()
+        if self.token:
+            body = {"code": stop.code, "reason": stop.reason}
+            body["genome"] = self.served.commit if self.served else ""
+            try:
+                self.record.append("node.stopped", node_key(self.holder), body)
+            except RecordError as error:
+                self._warn(f"node.stopped not written: {error}")
+            self._sync()
+        self.say(f"stopped: {stop.reason} (exit {stop.code})")
+        return stop.code
+
+    def _release(self) -> None:
+        try:
+            if not self.lease.release():
+                self._warn("the body lease was no longer ours to give back")
+        except LeaseUnprovable as error:
+            self._warn(f"the body lease was not given back: {error}")

@@ -1,0 +1,183 @@
+"""The organization process: the genome loaded, the nerves heard, each message
+handed to the topic its subject names.
+
+`python -m hale_runtime.node.organization --root R --genome G [--ready-fd N]` (memory and
+nerves from HALE_DNA_MEMORY / HALE_DNA_NERVES, the holder from
+HALE_DNA_NODE, all set by the host). It loads the catalog from the genome
+folder, subscribes to every subject, and loops: poll the nerves, dispatch
+each message by topic (`hale_runtime.nerves.Dispatcher`), until SIGTERM.
+The workflow engine plugs in through `hale_runtime.engine.attach(org)` when
+that module has one, and the loci (the Scheduler: hale_runtime/schedules)
+when the catalog loaded; their ticks run after each poll (`tickers`). The
+organization itself answers NodePingRequested (below). Nerves
+or memory that fail end the process: an organization that cannot hear or
+claim stops rather than act.
+
+Acts that must not happen twice go through `once(key, act)`: take the claim
+in memory (a `claim.taken` row), sync the record and look for the answer a
+node that held the claim before may have written, act and write the answer,
+sync so the remote holds it, then release (`claim.released`). A claim held
+elsewhere is left alone: the request comes back with the next relay.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import signal
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from hale_runtime.memory import Fenced, MemoryFailed, memory_dsn, nerves_dsn, open_memory
+from hale_runtime.nerves import Dispatcher, Message, NervesFailed, open_nerves
+from hale_runtime.node.settings import Settings
+from hale_runtime.node.syncing import sync as locked_sync
+from hale_runtime.record import Record, RecordError
+from hale_runtime.record.identity import NODE_ENV
+
+POLL_S = 0.5
+PAUSE_ENV = "HALE_DNA_TEST_ACT_PAUSE"  # test hook: seconds to hold a claim before acting
+
+
+class Organization:
+    """What the engine and the loci are hosted by."""
+
+    def __init__(self, root: Path, genome: Path, holder: str):
+        self.root, self.genome, self.holder = root, genome, holder
+        self.record = Record.open(root)
+        self.memory = open_memory(memory_dsn(root))
+        self.nerves = open_nerves(nerves_dsn(root))
+        self.dispatcher = Dispatcher()
+        self.catalog: Any = None
+        self.engine: Any = None  # the workflow engine, once a plug makes or attaches one
+        self.stopping = False
+        self.tickers: list[Callable[[], None]] = []  # run after each poll (the loci's ticks)
+        self.settings = Settings.from_env()
+        self.body_token = int(os.environ.get("HALE_DNA_BODY_TOKEN") or 0)  # the lease's epoch
+
+    def load(self) -> None:
+        """Load the genome's catalog and plug in what runs on it.
+
+        The host built the genome before starting us; a catalog that still
+        does not load is reported and leaves the organization without one.
+        """
+        from hale_runtime.catalog.load import GenomeError, load_catalog
+
+        try:
+            self.catalog = load_catalog(self.genome)
+        except GenomeError as error:
+            first = error.text.strip().splitlines()[0] if error.text.strip() else "?"
+            print(f"hale organization: no catalog: {first}", file=sys.stderr, flush=True)
+        self.dispatcher.on("NodePingRequested", self._ping)
+        _plug_engine(self)
+        if self.catalog is not None:  # the loci run on the catalog; without one, none
+            _plug_asks(self)
+            _plug_schedules(self)
+
+    def once(self, key: str, stem: str, row_key: str, act: Callable[[], None]) -> bool:
+        """Run `act` under claim `key` unless the record answered it; whether it ran."""
+        grant = self.memory.take(key, self.holder, self.settings.claim_ttl_s)
+        if grant is None:
+            return False
+        locked_sync(self.record)
+        if any(r.key == row_key for r in self._answers(stem, row_key)):
+            self.memory.release(key, self.holder, grant.token)
+            return False
+        body = {"holder": self.holder, "token": grant.token, "until": grant.until}
+        self.record.append("claim.taken", key, body)
+        time.sleep(float(os.environ.get(PAUSE_ENV) or 0))
+        try:
+            self.memory.check_fence(key, grant.token)
+        except Fenced as fenced:
+            print(f"hale organization: not acting: {fenced}", file=sys.stderr, flush=True)
+            return False
+        act()
+        locked_sync(self.record)
+        if self.memory.release(key, self.holder, grant.token):
+            self.record.append("claim.released", key, {"holder": self.holder})
+            locked_sync(self.record)
+        return True
+
+    def _answers(self, stem: str, row_key: str) -> list:
+        from hale_runtime.node.relay import ANSWERS
+
+        kinds = [f"{stem}.{ending}" for ending in ANSWERS]
+        return self.record.rows(kind=kinds, key_prefix=row_key)
+
+    def _ping(self, message: Message) -> None:
+        key = str(message.body.get("key", ""))
+
+        def answer() -> None:
+            body = {"by": self.holder, "request": message.body.get("row")}
+            self.record.append("node.ping.answered", key, body)
+
+        self.once(f"ping/{key}", "node.ping", key, answer)
+
+    def serve(self, ready_fd: int | None = None) -> None:
+        """Hear and dispatch until told to stop; say `ready` on `ready_fd` once hearing."""
+        subscription = self.nerves.subscribe("")
+        if ready_fd is not None:
+            os.write(ready_fd, b"ready\n")
+            os.close(ready_fd)
+        while not self.stopping:
+            for message in subscription.poll(POLL_S):
+                self.dispatcher.dispatch(message)
+            for tick in self.tickers:
+                tick()
+
+
+def _plug_engine(org: Organization) -> None:
+    """Hand the organization to the workflow engine, when one is installed."""
+    try:
+        engine = importlib.import_module("hale_runtime.engine")
+    except ModuleNotFoundError as missing:
+        if missing.name not in ("hale_runtime.engine",):
+            raise
+        return
+    attach = getattr(engine, "attach", None)
+    if attach is not None:
+        attach(org)
+
+
+def _plug_asks(org: Organization) -> None:
+    """Host the ask intake and the legs' settlement (hale_runtime/asks/plug.py)."""
+    from hale_runtime.asks.plug import plug
+
+    plug(org)
+
+
+def _plug_schedules(org: Organization) -> None:
+    """Host the Scheduler locus (hale_runtime/schedules/plug.py)."""
+    from hale_runtime.schedules.plug import plug
+
+    plug(org)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="hale-organization")
+    parser.add_argument("--root", required=True)
+    parser.add_argument("--genome", required=True)
+    parser.add_argument("--ready-fd", type=int, default=None)
+    args = parser.parse_args(argv)
+    holder = os.environ.get(NODE_ENV, "")
+    try:
+        org = Organization(Path(args.root), Path(args.genome), holder)
+        signal.signal(signal.SIGTERM, lambda *_: setattr(org, "stopping", True))
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        org.load()
+        org.serve(args.ready_fd)
+    except (NervesFailed, MemoryFailed, Fenced, RecordError) as error:
+        print(f"hale organization: stopping: {error}", file=sys.stderr)
+        return 1
+    except Exception as error:  # the genome's own failures: report, never a traceback
+        print(f"hale organization: stopping: {type(error).__name__}: {error}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

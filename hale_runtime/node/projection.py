@@ -1,0 +1,101 @@
+"""Projecting the record into memory's graph, one stamped row at a time.
+
+The cursor `record` in memory holds `<seq>:<row id>` of the last row
+projected. Each step reads it, takes the next stamped row of this clone's
+chain (stamped rows stand in the same place on every clone), turns it into
+graph ops through PROJECTIONS (row kind -> ops; kinds absent from the table
+only move the cursor) and applies ops and cursor move in one transaction,
+by compare-and-swap on the cursor: of several nodes projecting over one
+memory, each row is applied once, and a node that loses the swap reads the
+cursor again. A cursor whose row id is not the one this clone holds at that
+place means the chains disagree: projection stops there and says so.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from hale_runtime.memory import DropEdge, Edge, GraphOp, Memory, Node, SetHolder
+from hale_runtime.record import Record, Row
+
+CURSOR = "record"
+BATCH = 500  # rows one tick projects at most, so a backlog never stalls the tick
+
+Projector = Callable[[Row], list[GraphOp]]
+
+
+def _position_filled(row: Row) -> list[GraphOp]:
+    name = str(row.body.get("position") or row.key)
+    return [SetHolder(name, row.body.get("holder") or None)]
+
+
+def _position_vacated(row: Row) -> list[GraphOp]:
+    return [SetHolder(str(row.body.get("position") or row.key), None)]
+
+
+def _definition_id(row: Row) -> str:
+    name = str(row.body.get("definition") or row.key)
+    return name if name.startswith("definition:") else f"definition:{name}"
+
+
+def _schedule_declared(row: Row) -> list[GraphOp]:
+    definition = _definition_id(row)
+    props = {k: v for k, v in row.body.items() if k not in ("convener", "definition")}
+    ops: list[GraphOp] = [Node(definition, "definition", {})]
+    convener = row.body.get("convener")
+    if convener:
+        ops.append(Edge(str(convener), "convenes", definition, {"schedule": row.key, **props}))
+    return ops
+
+
+def _schedule_retired(row: Row) -> list[GraphOp]:
+    convener = row.body.get("convener")
+    return [DropEdge(str(convener), "convenes", _definition_id(row))] if convener else []
+
+
+def _definition_registered(row: Row) -> list[GraphOp]:
+    return [Node(_definition_id(row), "definition", dict(row.body))]
+
+
+# row kind -> the graph ops it projects to; extend it for new kinds
+PROJECTIONS: dict[str, Projector] = {
+    "position.filled": _position_filled,
+    "position.vacated": _position_vacated,
+    "schedule.declared": _schedule_declared,
+    "schedule.retired": _schedule_retired,
+    "definition.registered": _definition_registered,
+}
+
+
+class ProjectionDiverged(Exception):
+    """Memory's cursor names a row this clone's chain does not hold at that place."""
+
+
+def _parse(cursor: str | None) -> tuple[int, str]:
+    if not cursor:
+        return 0, ""
+    seq, _, row_id = cursor.partition(":")
+    return int(seq), row_id
+
+
+def project(
+    record: Record, memory: Memory, fence: tuple[str, int] | None = None, limit: int = BATCH
+) -> int:
+    """Project stamped rows past memory's cursor; how many this node applied."""
+    applied = 0
+    for _ in range(limit):
+        expected = memory.cursor(CURSOR)
+        seq, row_id = _parse(expected)
+        rows = record.rows(since=max(seq - 1, 0), stamped_only=True)[:2]
+        if seq and (not rows or rows[0].seq != seq or rows[0].id != row_id):
+            if record.stamped_count() < seq:
+                return applied  # this clone has not received that far yet
+            raise ProjectionDiverged(f"memory's cursor {expected} is not in this record's chain")
+        following = rows[1:] if seq else rows[:1]
+        if not following:
+            return applied
+        row = following[0]
+        ops = PROJECTIONS.get(row.kind, lambda _row: [])(row)
+        if memory.apply_projection(CURSOR, expected, f"{row.seq}:{row.id}", ops, fence):
+            applied += 1
+    return applied

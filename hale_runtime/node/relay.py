@@ -1,0 +1,61 @@
+"""Relaying request rows onto the nerves until the record answers them.
+
+A request is a row whose kind ends in `.requested`; it is answered by a row
+with the same key whose kind is the request's stem with an answering ending
+(`intent.requested` -> `intent.offered`, `intent.refused`, `intent.answered`,
+…). The relay keeps the unanswered ones in a dict by (stem, key), fed from
+the rows read since the last tick: stamped rows are read once (they never
+move), the unstamped tail again each tick (a sync may rebase it). Every tick
+each unanswered request is published under its kind as subject, so a relay
+lost with a dying organization comes back on the next tick; the
+organization admits a request once by its id whatever the repeats.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hale_runtime.nerves import Nerves, check_subject
+from hale_runtime.record import Record, Row
+
+REQUEST = ".requested"
+ANSWERS = ("answered", "refused", "offered", "admitted", "done", "failed")
+
+
+def message_of(row: Row) -> dict[str, Any]:
+    """The body a relayed request travels with."""
+    return {"row": row.id, "kind": row.kind, "key": row.key, "body": row.body, "who": row.who}
+
+
+class Relay:
+    def __init__(self) -> None:
+        self.stable = 0  # rows up to here are stamped and already read
+        self.pending: dict[tuple[str, str], Row] = {}
+        self.answered: set[tuple[str, str]] = set()
+        self.skipped: set[str] = set()  # kinds that are not subjects (reported once)
+
+    def read(self, record: Record) -> None:
+        """Take in the rows since the last read."""
+        for row in record.rows(since=self.stable):
+            stem, _, ending = row.kind.rpartition(".")
+            if row.kind.endswith(REQUEST):
+                if (stem, row.key) not in self.answered:
+                    self.pending.setdefault((stem, row.key), row)
+            elif ending in ANSWERS and stem:
+                self.answered.add((stem, row.key))
+                self.pending.pop((stem, row.key), None)
+        self.stable = record.stamped_count()
+
+    def relay(self, record: Record, nerves: Nerves) -> int:
+        """Publish every unanswered request; how many were sent."""
+        self.read(record)
+        sent = 0
+        for row in list(self.pending.values()):
+            try:
+                check_subject(row.kind)
+            except ValueError:
+                self.skipped.add(row.kind)
+                continue
+            nerves.publish(row.kind, message_of(row))
+            sent += 1
+        return sent

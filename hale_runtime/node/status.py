@@ -1,0 +1,169 @@
+"""What each node runs, read from the record, memory and the lease alone.
+
+Nodes are the holders that wrote `node.started` rows (key `node/<holder>`).
+For each: the genome of its latest start, its owner's lease, whether it has stopped since (the
+latest `node.stopped` after it, with its reason and code), a genome that
+failed to build after it started, its last tick (memory's `node:<holder>`
+graph node, which the host rewrites every tick) and the memory and nerves it
+named. The lease is read at the remote when one answers within the git
+timeout, else as this clone last saw it. Nothing here needs a node running,
+and nothing writes: the embedded memory file is read only when it exists.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from hale_runtime.memory import MemoryFailed, memory_dsn, open_memory
+from hale_runtime.memory.dsn import is_postgres, sqlite_path
+from hale_runtime.node.lease import OWNER_ENV, BodyLease, Lease, LeaseUnprovable, now_ms
+from hale_runtime.record import Record
+
+NODE_KINDS = ("node.started", "node.stopped", "node.build_failed")
+SILENT_S = 10  # a running node that has not ticked for this long is said to be likely gone
+
+
+@dataclass
+class NodeStatus:
+    holder: str
+    genome: str = ""
+    work_tree: bool = False
+    started: int = 0
+    stopped: dict[str, Any] | None = None
+    build_failed: dict[str, Any] | None = None
+    last_tick: int | None = None
+    memory: str = ""
+    nerves: str = ""
+    token: int = 0
+    owner: str | None = None
+    lease: Lease | None = None  # the lease of this node's owner
+
+
+@dataclass
+class Status:
+    lease: Lease | None
+    lease_seen_at: str  # "remote <name>", "this clone", or "this clone (remote not reached)"
+    nodes: list[NodeStatus] = field(default_factory=list)
+
+    def as_json(self) -> dict[str, Any]:
+        lease = asdict(self.lease) if self.lease else None
+        if lease is not None:
+            lease["live"] = self.lease.live()
+        return {
+            "lease": lease,
+            "lease_from": self.lease_seen_at,
+            "nodes": [asdict(n) for n in self.nodes],
+        }
+
+
+def read_lease(
+    root: Path, record: Record, timeout_s: float, owner: str | None = None
+) -> tuple[Lease | None, str]:
+    """The lease where it lives when that answers, else this clone's mirror."""
+    remote = record.remote()
+    lease = BodyLease(root, "", remote, 1.0, timeout_s, owner)
+    try:
+        _, found = lease.read()
+        return found, f"remote {remote}" if remote else "this clone"
+    except LeaseUnprovable:
+        try:
+            return lease.local(), "this clone (remote not reached)"
+        except LeaseUnprovable as error:
+            return None, f"unreadable: {error}"
+
+
+def node_statuses(record: Record) -> dict[str, NodeStatus]:
+    nodes: dict[str, NodeStatus] = {}
+    for row in record.rows(kind=NODE_KINDS, key_prefix="node/"):
+        holder = row.key.removeprefix("node/")
+        node = nodes.setdefault(holder, NodeStatus(holder))
+        if row.kind == "node.started":
+            node.genome, node.started = row.body.get("genome", ""), row.at
+            node.work_tree = bool(row.body.get("work_tree"))
+            node.memory, node.nerves = row.body.get("memory", ""), row.body.get("nerves", "")
+            node.token, node.stopped = row.body.get("token", 0), None
+            node.owner = row.body.get("owner") or None
+            if node.build_failed and node.build_failed.get("genome") == node.genome:
+                node.build_failed = None  # that genome has built since
+        elif row.kind == "node.stopped":
+            node.stopped = {"at": row.at, **row.body}
+        else:
+            node.build_failed = {"at": row.at, **row.body}
+    return nodes
+
+
+def _ticks(root: Path) -> dict[str, int]:
+    """holder -> last tick (ms), from memory; empty when memory cannot be read."""
+    dsn = memory_dsn(root)
+    if not is_postgres(dsn) and not sqlite_path(dsn).exists():
+        return {}
+    try:
+        with open_memory(dsn) as memory:
+            if memory.schema_version() == 0:
+                return {}
+            found = memory.nodes(kind="node")
+    except MemoryFailed:
+        return {}
+    return {n.id.removeprefix("node:"): int(n.props.get("last_tick", 0)) for n in found}
+
+
+def gather(root: Path, timeout_s: float = 3.0) -> Status:
+    record = Record.open(root)
+    owner = os.environ.get(OWNER_ENV) or None
+    leases = {owner: read_lease(root, record, timeout_s, owner)}
+    nodes = node_statuses(record)
+    for node in nodes.values():
+        if node.owner not in leases:
+            leases[node.owner] = read_lease(root, record, timeout_s, node.owner)
+        node.lease = leases[node.owner][0]
+    for holder, tick in _ticks(root).items():
+        if holder in nodes:
+            nodes[holder].last_tick = tick
+    lease, where = leases[owner]
+    return Status(lease, where, sorted(nodes.values(), key=lambda n: n.holder))
+
+
+def _when(ms: int) -> str:
+    stamp = time.strftime("%Y-%m-%d %H:%M:%SZ", time.gmtime(ms / 1000))
+    ago = max(0, now_ms() - ms) / 1000
+    return f"{stamp} ({ago:.0f}s ago)"
+
+
+def render(status: Status) -> list[str]:
+    """The lines `hale dna status` prints."""
+    lease = status.lease
+    lines = [
+        f"body: {lease.describe() if lease else 'nobody holds the lease'} ({status.lease_seen_at})"
+    ]
+    if not status.nodes:
+        lines.append("no node has run on this record")
+    for node in status.nodes:
+        lines += [f"node {node.holder}", *("  " + line for line in _node_lines(node))]
+    return lines
+
+
+def _node_lines(node: NodeStatus) -> list[str]:
+    label = node.genome[:7] + (" (work tree)" if node.work_tree else "")
+    lines = [f"genome: {label}"]
+    if node.stopped:
+        lines.append(
+            f"state: stopped {_when(node.stopped['at'])}: {node.stopped.get('reason')} (exit {node.stopped.get('code')})"
+        )
+    else:
+        silent = (now_ms() - node.last_tick) / 1000 if node.last_tick else 0
+        gone = f"; no tick for {silent:.0f}s, so likely gone" if silent > SILENT_S else ""
+        lines.append(f"state: started {_when(node.started)}{gone}")
+    if node.build_failed:
+        lines.append(
+            f"build failed: {node.build_failed.get('genome', '')[:7]} at {_when(node.build_failed['at'])}; kept {label}"
+        )
+    holds = node.lease is not None and node.lease.holder == node.holder
+    owner = f" (owner {node.owner})" if node.owner else ""
+    lines.append(f"lease: {node.lease.describe() if holds else 'not held'}{owner}")
+    lines.append(f"last tick: {_when(node.last_tick) if node.last_tick else 'none in memory'}")
+    lines += [f"memory: {node.memory}", f"nerves: {node.nerves}"]
+    return lines

@@ -1,0 +1,26 @@
+"""One record sync at a time per clone, across the node's processes.
+
+The host and the organization both sync the same clone's record, and two
+libgit2 fetches in one repository fail on each other's lock files
+(`shallow.lock`). Each sync therefore holds an exclusive flock on
+`.git/hale/sync.lock` for its duration; the other process waits its turn.
+"""
+
+from __future__ import annotations
+
+import fcntl
+from pathlib import Path
+
+from hale_runtime.record import Record, SyncReport
+
+
+def sync(record: Record) -> SyncReport:
+    """`record.sync()`, holding this clone's sync lock."""
+    lock = Path(record.repo.path) / "hale" / "sync.lock"
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    with open(lock, "a") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        try:
+            return record.sync()
+        finally:
+            fcntl.flock(held, fcntl.LOCK_UN)

@@ -1,0 +1,45 @@
+"""The genome pull: a moved forge stops the node with 75; a genome that does
+not build is a `node.build_failed` row and the last good one keeps serving."""
+
+from __future__ import annotations
+
+from node_helpers import hale, push_genome, sh
+
+POLL = {"HALE_DNA_GENOME_POLL": "0.5"}
+
+
+def genome_line(cwd) -> str:
+    status = hale(cwd, "dna", "status")
+    assert status.returncode == 0, status.stderr
+    return next(line.strip() for line in status.stdout.splitlines() if "genome:" in line)
+
+
+def test_a_new_genome_is_pulled_and_a_broken_one_is_not_served(forge, make_clone, nodes):
+    _, src = forge
+    a = make_clone("a")
+    first_commit = sh(src, "git", "rev-parse", "HEAD")
+    node = nodes(a, env=POLL)
+    node.wait_running()
+    assert genome_line(a) == f"genome: {first_commit[:7]}"
+
+    purpose = (src / "dna/org/purpose.hl").read_text()
+    good = push_genome(src, "dna/org/purpose.hl", purpose + "\n// a new purpose\n")
+    assert node.wait(30) == 75, node.log()
+    assert "genome moved" in node.log()
+    assert "released" in hale(a, "dna", "body").stdout  # the lease was given back
+
+    node = nodes(a, env=POLL)
+    node.wait_running()
+    assert genome_line(a) == f"genome: {good[:7]}"
+
+    broken = push_genome(src, "dna/org/main.hl", "fn organization( {\n")
+    assert node.wait(30) == 75, node.log()
+    node = nodes(a, env=POLL)
+    node.wait_running()
+    assert "does not build" in node.log()
+    assert genome_line(a) == f"genome: {good[:7]}"
+    failed = hale(a, "dna", "history", "node/", "--kind", "node.build_failed")
+    assert broken in failed.stdout and "error" in failed.stdout
+    status = hale(a, "dna", "status").stdout
+    assert f"build failed: {broken[:7]}" in status
+    assert node.stop() == 0
