@@ -28,10 +28,6 @@ DNA_COMMANDS: dict[str, str] = {
     "body": "hale_runtime.cli.node:body",
     "show": "hale_runtime.cli.show:show",
     "effect": "hale_runtime.cli.effect:effect",
-    "schedule": "hale_runtime.cli.schedule:schedule",
-    "review": "hale_runtime.cli.review:review",
-    "fill": "hale_runtime.cli.fill:fill",
-    "debug": "hale_runtime.cli.debug:debug",
     "task": "hale_runtime.cli.task:task",
     "work": "hale_runtime.cli.work:work",
 }

@@ -1,0 +1,223 @@
+"""The organization's intake: each relayed `intent.requested` admitted once.
+
+`offer(ask)` folds the rows since it last looked, then answers an intent
+once by its id: one already offered or refused, or in planning here, gets
+nothing more. Otherwise, in order: the Board's gate (an empty ask is
+refused), the owner (over a shared record, only the organization owning
+the position the ask is for admits it; any other writes nothing), the
+budget (the one Budget's gate; an exhausted window refuses with its text),
+then, when the Leader plans, the claim `plan/<intent>`: a claim that does
+not land writes nothing and answers `planning elsewhere: …`; one that lands
+is a `claim.taken` row, and the Leader is asked on the executor, so the
+organization keeps hearing while the word is out. The word (or one a
+previous holder journaled as `model.called plan/<intent>`) is bound into
+the admission (leader.py) once the claim is still ours: `intent.offered`,
+`workflow.admitted` and `task.born` go out as the engine's one commit.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from concurrent.futures import Executor, Future, ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+
+from hale_runtime.asks.leader import Ask, Brief, Decision, decide, parse, prompt
+from hale_runtime.engine.engine import check_inputs
+from hale_runtime.memory import Fenced, Grant
+from hale_runtime.performers import ModelCall, ModelProvider
+
+PLAN_TTL_S = 300.0
+OFFERED, REFUSED = "intent.offered", "intent.refused"
+GATE = "refused: the Board's gate admits no empty ask"
+
+
+@dataclass
+class Planning:
+    ask: Ask
+    grant: Grant
+    future: Future
+
+
+class Inline(Executor):
+    """An executor that runs each call at once (tests, and a node that wants no thread)."""
+
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future:
+        done: Future = Future()
+        try:
+            done.set_result(fn(*args, **kwargs))
+        except Exception as error:  # the provider's failure travels in the future
+            done.set_exception(error)
+        return done
+
+
+class Intake:
+    def __init__(self, record: Any, memory: Any, engine: Any, catalog: Any, *,
+                 leader: bool, brief: Callable[[], Brief], provider: ModelProvider,
+                 holder: str, owner: str | None = None, executor: Executor | None = None,
+                 plan_ttl_s: float = PLAN_TTL_S, say: Callable[[str], None] | None = None):  # fmt: skip
+        self.record, self.memory, self.engine, self.catalog = record, memory, engine, catalog
+        self.leader, self.brief, self.provider = leader, brief, provider
+        self.holder, self.owner, self.plan_ttl_s = holder, owner or None, plan_ttl_s
+        self.executor = executor or ThreadPoolExecutor(2, thread_name_prefix="leader")
+        self.say = say or (lambda line: print(f"hale asks: {line}", file=sys.stderr, flush=True))
+        self.answered: set[str] = set()
+        self.owners: dict[str, str] = {}  # position -> the owner the record names
+        self.words: dict[str, str] = {}  # intent -> the Leader's journaled answer
+        self.planning: dict[str, Planning] = {}
+        self.late: list[Planning] = []  # words still out on claims that expired
+        self.said: set[str] = set()
+        self.cursor = 0
+
+    # ---- the fold ----------------------------------------------------------------
+
+    def read(self) -> None:
+        """Take in the rows written since the last read."""
+        for row in self.record.rows(since=self.cursor):
+            self.cursor = row.seq
+            if row.kind in (OFFERED, REFUSED):
+                self.answered.add(row.key)
+            elif row.kind == "model.called" and row.key.startswith("plan/"):
+                self.words[row.key.removeprefix("plan/")] = str(row.body.get("answer", ""))
+            elif row.kind == "position.filled" and row.body.get("owner"):
+                name = str(row.body.get("position") or row.key)
+                pos = name if name.startswith("position:") else f"position:{name}"
+                self.owners[pos] = str(row.body["owner"])
+
+    # ---- what the organization calls ----------------------------------------------
+
+    def on_intent_requested(self, message: Any) -> str:
+        """The IntentRequested subscription: what became of the relayed ask."""
+        body = message.body
+        ask = Ask.from_body(str(body.get("key", "")), body.get("body") or {}, body.get("who", ""))
+        said = self.offer(ask)
+        if said.startswith(("planning elsewhere", "not ours")) and said not in self.said:
+            self.said.add(said)  # said once: the relay brings the ask back every tick
+            self.say(said)
+        return said
+
+    def offer(self, ask: Ask) -> str:
+        """Answer the ask once: `offered: t1`, `refused: …`, or why nothing was written."""
+        self.read()
+        if not ask.intent or ask.intent in self.answered:
+            return "answered before"
+        if ask.intent in self.planning and self._still_planning(ask.intent):
+            return f"in planning: the Leader's word on {ask.intent} is out"
+        if not ask.objective:
+            return self._refuse(ask, GATE)
+        owner = self.owners.get(ask.position) or ask.owner
+        if self.owner and owner != self.owner:
+            whose = f"owner {owner}'s" if owner else "owned by no organization"
+            return f"not ours: {ask.position} is {whose}; {self.owner} admits nothing for it"
+        admission = self._budget_admit()
+        if admission.refused:
+            return self._refuse(ask, admission.refused)
+        if ask.judgment or ask.to or not self.leader:
+            return self._admit(ask, decide(ask, None))
+        return self._plan(ask, admission.granted)
+
+    def tick(self) -> list[str]:
+        """Finish every planning whose word has come; what became of each."""
+        late, waiting = [], []
+        for p in self.late:
+            (late if p.future.done() else waiting).append(p)
+        self.late = waiting
+        done = [i for i, p in self.planning.items() if p.future.done()]
+        return [self._finish(p) for p in late + [self.planning.pop(i) for i in done]]
+
+    def _still_planning(self, intent: str) -> bool:
+        """Whether our claim on the planning is live; an expired one's word is late."""
+        p = self.planning[intent]
+        try:
+            self.memory.check_fence(f"plan/{intent}", p.grant.token)
+        except Fenced:
+            self.late.append(self.planning.pop(intent))  # journaled when it comes, not admitted
+            return False
+        return True
+
+    # ---- planning ------------------------------------------------------------------
+
+    def _plan(self, ask: Ask, granted: int) -> str:
+        key = f"plan/{ask.intent}"
+        grant = self.memory.take(key, self.holder, self.plan_ttl_s)
+        if grant is None:
+            held = self.memory.claim(key)
+            return f"planning elsewhere: {held.holder if held else 'another node'} holds {key}"
+        body = {"holder": self.holder, "token": grant.token, "until": grant.until}
+        self.record.append("claim.taken", key, body)
+        if ask.intent in self.words:  # a previous holder's word is in the record
+            future: Future = Future()
+            future.set_result(None)
+        else:
+            text = prompt(self.brief(), ask)
+            price = self.provider.price(text)
+            if price is not None and price > granted:
+                self._release(key, grant)
+                why = f"refused: planning costs {price} micro-dollars, past the {granted} left"
+                return self._refuse(ask, why)
+            future = self.executor.submit(self.provider.complete, text)
+        self.planning[ask.intent] = Planning(ask, grant, future)
+        if future.done():
+            return self._finish(self.planning.pop(ask.intent))
+        return f"in planning: {key} taken, the Leader asked"
+
+    def _finish(self, p: Planning) -> str:
+        ask, key = p.ask, f"plan/{p.ask.intent}"
+        try:
+            called = p.future.result()
+        except Exception as error:  # the provider failed: a row says so, nothing retries
+            self._release(key, p.grant)
+            return self._refuse(ask, f"refused: the Leader could not be asked: {error}")
+        if called is not None:
+            self._journal(ask, p.grant, *called)
+        try:
+            self.memory.check_fence(key, p.grant.token)
+        except Fenced as fenced:
+            return f"not admitting {ask.intent}: {fenced}"
+        said = self._admit(ask, decide(ask, parse(self.words.get(ask.intent, ""))))
+        self._release(key, p.grant)
+        return said
+
+    def _journal(self, ask: Ask, grant: Grant, answer: str, micros: int) -> None:
+        call = ModelCall(f"plan/{ask.intent}#{grant.token}", self.provider.name, micros, answer)
+        self.engine.state.budget.note(self.engine.clock(), micros, call.call)
+        body = {"call": call.call, "model": call.model, "micros": micros, "answer": answer}
+        self.record.append("model.called", f"plan/{ask.intent}", body)
+        self.words[ask.intent] = answer
+
+    def _release(self, key: str, grant: Grant) -> None:
+        if self.memory.release(key, self.holder, grant.token):
+            self.record.append("claim.released", key, {"holder": self.holder})
+
+    # ---- answering -----------------------------------------------------------------
+
+    def _budget_admit(self) -> Any:
+        fold = getattr(self.engine, "fold", None) or self.engine._fold_new
+        fold()  # the Budget sees every model.called row written so far
+        return self.engine.state.budget.admit(self.engine.ceiling, self.engine.clock())
+
+    def _refuse(self, ask: Ask, reason: str) -> str:
+        self.record.append(REFUSED, ask.intent, {"reason": reason})
+        self.answered.add(ask.intent)
+        return reason
+
+    def _admit(self, ask: Ask, decision: Decision) -> str:
+        from hale_runtime.catalog import Refused
+
+        if self.catalog is None:
+            return self._refuse(ask, "refused: the organization has no catalog to admit it by")
+        inputs = {"objective": decision.objective}
+        try:
+            bound = self.catalog.bind(decision.definition, None, inputs)
+        except Refused as refused:
+            return self._refuse(ask, f"refused: {refused.reason}")
+        why = check_inputs(bound, inputs)
+        if why:
+            return self._refuse(ask, f"refused: {why}")
+        d = bound.definition
+        self.engine.emit(OFFERED, ask.intent, {"definition": f"{d.id}@{d.rev}", **decision.body})
+        admitted = self.engine.admit(bound, ask.intent, ask.by or ask.intent, inputs)
+        self.engine.pump()
+        self.answered.add(ask.intent)
+        return f"offered: {admitted.task}"

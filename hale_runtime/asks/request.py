@@ -1,0 +1,63 @@
+"""Asking, from any clone: the `intent.requested` row and waiting for its answer.
+
+`request` writes the ask under an intent id of its own (`i-<12 hex>`): the
+objective, its target, `--judgment` or the position it is `--to`, who asked
+and, over a shared record, the asker's owner. Beside a running organism the
+verb waits (HALE_DNA_ANSWER_WAIT seconds, a minute by default) for
+`intent.offered` or `intent.refused` under that id, syncing its clone while
+it waits; the task is the `workflow.admitted` whose ask is the intent.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import time
+from collections.abc import Callable
+
+from hale_runtime.record import Record, Row
+from hale_runtime.schedules.ask import POLL_S, sync_quietly
+
+ANSWERS = ("intent.offered", "intent.refused")
+
+
+def request(
+    record: Record, objective: str, target: str = ".", judgment: bool = False, to: str = ""
+) -> Row:
+    """Write the ask; its row (the key is the intent id)."""
+    body: dict[str, object] = {"objective": objective, "target": target or ".", "by": record.who}
+    if judgment:
+        body["judgment"] = True
+    if to:
+        body["to"] = to if to.startswith("position:") else f"position:{to}"
+    owner = os.environ.get("HALE_DNA_OWNER", "").strip()
+    if owner:
+        body["owner"] = owner
+    return record.append("intent.requested", f"i-{secrets.token_hex(6)}", body)
+
+
+def wait_answer(
+    record: Record,
+    intent: str,
+    timeout_s: float,
+    sleep: Callable[[float], None] = time.sleep,
+    monotonic: Callable[[], float] = time.monotonic,
+) -> tuple[Row | None, str]:
+    """(the answer row, the task id when admitted) or (None, "") when none came in time."""
+    deadline = monotonic() + timeout_s
+    while True:
+        found = [r for r in record.rows(kind=ANSWERS, key_prefix=intent) if r.key == intent]
+        if found:
+            return found[0], task_of(record, intent)
+        if monotonic() >= deadline:
+            return None, ""
+        sync_quietly(record)
+        sleep(POLL_S)
+
+
+def task_of(record: Record, intent: str) -> str:
+    """The root task admitted for the intent ("" when none is)."""
+    for row in record.rows(kind="workflow.admitted"):
+        if row.body.get("ask") == intent:
+            return row.key
+    return ""

@@ -1,0 +1,61 @@
+"""`hale dna task create`: ask the organization for a task.
+
+The ask is an `intent.requested` row in your name, from any clone
+(hale_runtime/asks/request.py). Beside a running organism the verb waits for
+the answer and prints the task id or the refusal (exit 1); without one it
+says the ask is in the record, for an organization to admit when it hears
+it. Exit codes: 0 admitted or asked, 1 refused or unanswered, 2 usage.
+"""
+
+from __future__ import annotations
+
+import click
+
+from hale_runtime.cli.common import EXIT_USAGE, fail
+
+
+@click.group("task")
+def task() -> None:
+    """Ask the organization for work."""
+
+
+@task.command("create")
+@click.argument("objective")
+@click.option("--judgment", is_flag=True, help="one judgment leaf, a leg's; no plan is asked")
+@click.option("--to", "to", default="", help="position:<name>: one patch for the leg holding it")
+@click.option("--target", default=".", help="what the change is to (default: the application)")
+def create(objective: str, judgment: bool, to: str, target: str) -> None:
+    """Ask for OBJECTIVE to be done, and wait for the organization's answer."""
+    from hale_runtime.asks import request as ask
+    from hale_runtime.project import NotAProject, find_root
+    from hale_runtime.record import Record, RecordError
+    from hale_runtime.schedules.ask import answer_wait_s, organism_running, sync_quietly
+
+    if judgment and to:
+        fail("give at most one of --judgment and --to", EXIT_USAGE)
+    if to and not to.startswith("position:"):
+        fail(f"--to names a position as position:<name>, not {to!r}", EXIT_USAGE)
+    try:
+        root = find_root()
+        record = Record.open(root)
+        row = ask.request(record, objective, target, judgment, to)
+    except (NotAProject, RecordError) as error:
+        fail(str(error))
+    if not organism_running(root):
+        sync_quietly(record)
+        click.echo(
+            f"ask {row.key} is in the record (intent.requested by {record.who}); "
+            "an organization admits it when it hears it"
+        )
+        return
+    answer, task_id = ask.wait_answer(record, row.key, answer_wait_s())
+    if answer is None:
+        fail(
+            f"asked ({row.key}), but the organization journaled no answer in time; the ask "
+            "stays in the record, and a running organization admits it when it hears it"
+        )
+    if answer.kind == "intent.refused":
+        click.echo(f"task create: {answer.body.get('reason', 'refused')}")
+        raise SystemExit(1)
+    definition = answer.body.get("definition", "")
+    click.echo(f"task {task_id} born: {definition} for ask {row.key}")

@@ -1,0 +1,217 @@
+"""The head's decisions for legs: claim, renew, allowance, outcome, release.
+
+The head folds the record with the engine's own fold (State), so it knows
+each attempt, its performer and its task, and keeps the attempts open for
+legs: admitted to a leg kind, claimed by the organization (delivered), and
+with neither an outcome nor a leg's outcome asked. A leg's lease is memory's
+claim `lease/<attempt>` under the leg's name, taken with one conditional
+write, so of legs racing for an attempt one gets it. Every call but claim
+names the attempt and the lease token; the head checks the lease in memory
+first, and an expired, released or foreign lease is refused (HeadRefused)
+before anything is decided. A decision is the rows to write plus what to do
+once they are written (give a lease back), so the server can write many
+legs' decisions as one commit; the head applies its own decisions to its
+view at once, so a decision later in that batch sees them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from hale_runtime.engine import Budget, BudgetPolicy, State
+from hale_runtime.engine.ids import root_of
+from hale_runtime.head.settle import ALLOWANCE, LEG_KINDS, OUTCOME
+from hale_runtime.memory import Fenced, Grant
+
+LEASE_S = 60.0
+OUTCOMES = ("succeeded", "failed")
+METHODS = ("claim", "renew", "allowance", "outcome", "release")
+
+
+class HeadRefused(Exception):
+    """A leg's call refused, with nothing written; the text says why."""
+
+
+@dataclass
+class Decision:
+    result: dict[str, Any]
+    rows: list[tuple[str, str, dict[str, Any]]] = field(default_factory=list)
+    after: Callable[[], None] | None = None
+
+
+class Head:
+    def __init__(self, record: Any, memory: Any, lease_s: float = LEASE_S,
+                 leg_kinds: frozenset[str] = LEG_KINDS):  # fmt: skip
+        self.record, self.memory, self.lease_s, self.leg_kinds = record, memory, lease_s, leg_kinds
+        self.state = State(Budget(BudgetPolicy()))
+        self.open: dict[str, None] = {}  # attempts open for legs, in the order delivered
+        self.asked: set[str] = set()  # attempts whose allowance was asked
+        self.allowances: dict[str, dict[str, Any]] = {}  # attempt -> the organization's answer
+        self.positions: dict[str, str] = {}  # intent -> "position:<name>" it is for
+        self.cursor = 0
+
+    # ---- the fold ----------------------------------------------------------------
+
+    def read(self) -> None:
+        """Take in the rows written since the last read."""
+        apply = self.state.apply
+        for r in self.record.rows(since=self.cursor):
+            self.cursor = r.seq
+            apply(r.kind, r.key, r.body, r.at)
+            self._note(r.kind, r.key, r.body)
+
+    def _note(self, kind: str, key: str, body: dict[str, Any]) -> None:
+        if kind == "attempt.claimed":
+            a = self.state.attempts.get(key)
+            if a is not None and a.performer in self.leg_kinds and a.outcome is None:
+                self.open[key] = None
+        elif kind in ("attempt.outcome", f"{OUTCOME}.requested"):
+            self.open.pop(key, None)
+        elif kind == f"{ALLOWANCE}.requested":
+            self.asked.add(key)
+        elif kind == f"{ALLOWANCE}.answered":
+            self.allowances[key] = body
+        elif kind == "intent.offered" and body.get("position"):
+            self.positions[key] = str(body["position"])
+
+    # ---- the calls -----------------------------------------------------------------
+
+    def decide(self, method: str, params: dict[str, Any]) -> Decision:
+        """One leg's call, decided; HeadRefused when it may not be made."""
+        name = method.removeprefix("dna.attempt.")
+        if name not in METHODS:
+            raise HeadRefused(f"refused: no such call {method}")
+        leg = str(params.get("leg") or "")
+        if not leg:
+            raise HeadRefused("refused: a leg names itself (leg)")
+        if name == "claim":
+            return self.claim(leg, str(params.get("requires") or ""))
+        attempt, token = str(params.get("attempt") or ""), params.get("token")
+        if not isinstance(token, int):
+            raise HeadRefused(f"refused: {method} needs the attempt and its lease token")
+        held = self._held(leg, attempt, token)
+        if name == "renew":
+            return self.renew(leg, attempt, held)
+        if name == "allowance":
+            return self.allowance(leg, attempt, held)
+        if name == "outcome":
+            return self.outcome(leg, attempt, held, params)
+        return self.release(leg, attempt, held)
+
+    def claim(self, leg: str, requires: str = "") -> Decision:
+        """Lease one open attempt this leg can perform (None when there is none)."""
+        self.read()
+        for attempt in list(self.open):
+            if not self._fits(leg, attempt, requires):
+                continue
+            grant = self.memory.take(f"lease/{attempt}", leg, self.lease_s)
+            if grant is None:
+                continue  # another leg holds it
+            body = {"holder": leg, "token": grant.token, "until": grant.until}
+            return Decision(
+                self._offer(attempt, grant), [("claim.taken", f"lease/{attempt}", body)]
+            )
+        return Decision({"attempt": None})
+
+    def _fits(self, leg: str, attempt: str, requires: str) -> bool:
+        a = self.state.attempts[attempt]
+        if requires and requires not in a.unit.leaf.requires:
+            return False
+        task = self.state.tasks.get(root_of(attempt))
+        position = self.positions.get(task.ask, "") if task is not None else ""
+        if not position:
+            return True
+        return (self.memory.holder_of(position) or "") == leg
+
+    def _offer(self, attempt: str, grant: Grant) -> dict[str, Any]:
+        a = self.state.attempts[attempt]
+        return {
+            "attempt": attempt, "token": grant.token, "until": grant.until,
+            "lease_s": self.lease_s, "objective": a.unit.leaf.objective,
+            "requires": list(a.unit.leaf.requires), "task": root_of(attempt),
+        }  # fmt: skip
+
+    def _held(self, leg: str, attempt: str, token: int) -> Grant:
+        """The leg's live lease on the attempt; HeadRefused otherwise."""
+        key = f"lease/{attempt}"
+        try:
+            grant = self.memory.check_fence(key, token)
+        except Fenced as fenced:
+            raise HeadRefused(
+                f"refused: your lease on {attempt} (token {token}) {fenced.why}; nothing written"
+            ) from None
+        if grant.holder != leg:
+            raise HeadRefused(
+                f"refused: {key} token {token} is {grant.holder}'s lease, not {leg}'s; "
+                "nothing written"
+            )
+        return grant
+
+    def renew(self, leg: str, attempt: str, held: Grant) -> Decision:
+        try:
+            grant = self.memory.renew(f"lease/{attempt}", leg, held.token, self.lease_s)
+        except Fenced as fenced:
+            raise HeadRefused(f"refused: your lease on {attempt} {fenced.why}") from None
+        return Decision({"attempt": attempt, "token": grant.token, "until": grant.until})
+
+    def allowance(self, leg: str, attempt: str, held: Grant) -> Decision:
+        """Ask the organization for the attempt's budget (once); its answer when it has one."""
+        self.read()
+        answer = self.allowance_of(attempt)
+        if answer["answered"] or attempt in self.asked:
+            return Decision(answer)
+        self.asked.add(attempt)
+        body = {"leg": leg, "token": held.token}
+        return Decision(answer, [(f"{ALLOWANCE}.requested", attempt, body)])
+
+    def allowance_of(self, attempt: str) -> dict[str, Any]:
+        """The organization's answer to the attempt's allowance, as far as the head has read."""
+        body = self.allowances.get(attempt)
+        if body is None:
+            return {"attempt": attempt, "answered": False}
+        granted, refused = int(body.get("granted", 0)), str(body.get("refused", ""))
+        return {"attempt": attempt, "answered": True, "granted": granted, "refused": refused}
+
+    def outcome(self, leg: str, attempt: str, held: Grant, params: dict[str, Any]) -> Decision:
+        """Record the leg's outcome for the organization to settle, and end the lease."""
+        outcome = str(params.get("outcome") or "")
+        if outcome not in OUTCOMES:
+            raise HeadRefused(f"refused: an outcome is succeeded or failed, not {outcome!r}")
+        self.read()
+        if attempt not in self.open:
+            raise HeadRefused(f"refused: {attempt} is not open for a leg (settled or submitted)")
+        calls = [dict(c) for c in params.get("calls") or [] if isinstance(c, dict)]
+        body = {"leg": leg, "token": held.token, "outcome": outcome, "calls": calls,
+                "note": str(params.get("note") or "")}  # fmt: skip
+        self.open.pop(attempt, None)
+        rows = [(f"{OUTCOME}.requested", attempt, body), *self._released(leg, attempt)]
+        return Decision(
+            {"attempt": attempt, "submitted": outcome}, rows, self._give_back(leg, attempt, held)
+        )
+
+    def release(self, leg: str, attempt: str, held: Grant) -> Decision:
+        """Give the attempt back unsettled, for another leg to claim."""
+        return Decision(
+            {"attempt": attempt, "released": True},
+            self._released(leg, attempt),
+            self._give_back(leg, attempt, held),
+        )
+
+    def _released(self, leg: str, attempt: str) -> list[tuple[str, str, dict[str, Any]]]:
+        return [("claim.released", f"lease/{attempt}", {"holder": leg})]
+
+    def _give_back(self, leg: str, attempt: str, held: Grant) -> Callable[[], None]:
+        return lambda: self.memory.release(f"lease/{attempt}", leg, held.token)
+
+    # ---- one call, written at once -------------------------------------------------
+
+    def call(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        """Decide, write and finish one call (the server batches instead)."""
+        decision = self.decide(method, params)
+        if decision.rows:
+            self.record.append_many(decision.rows)
+        if decision.after is not None:
+            decision.after()
+        return decision.result

@@ -1,0 +1,201 @@
+"""The head served on loopback: JSON over HTTP, one worker owning the stores.
+
+`POST /` with `{"method": "dna.attempt.claim", "params": {...}}` answers
+`{"result": {...}}`, or `{"error": "refused: …"}` with status 409 when the
+call was refused (nothing written). HTTP threads only parse and wait: every
+call goes on a queue to one worker thread, which holds the head's Record and
+memory connection. The worker takes every call waiting, decides each
+(core.py), writes all their rows as one record commit, then gives leases
+back and answers; so legs arriving together cost one commit. An allowance
+not yet answered is waited for (polling the head's view, `wait` seconds at
+most, 30 by default) since the organization answers it a relay later.
+The address is kept in `<git dir>/hale/head.json` for legs to find.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import Future
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+from hale_runtime.head.core import Decision, Head, HeadRefused
+
+ALLOWANCE_WAIT_S, PEEK_S, MAX_WAIT_S = 30.0, 0.05, 120.0
+HEAD_FILE = "head.json"
+PEEK = "head.allowance.peek"
+
+Job = tuple[str, dict[str, Any], Future]
+
+
+def head_file(root: Path) -> Path:
+    """Where a node keeps its head's address: inside git's folder, never the work tree."""
+    git = Path(root) / ".git"
+    return (git if git.is_dir() else Path(root) / ".hale") / "hale" / HEAD_FILE
+
+
+class HeadServer:
+    """The head: a worker over the stores and an HTTP server in front of it."""
+
+    def __init__(self, open_head: Callable[[], Head], port: int = 0, root: Path | None = None):
+        self.open_head, self.root = open_head, root
+        self.jobs: queue.Queue[Job | None] = queue.Queue()
+        self.http = ThreadingHTTPServer(("127.0.0.1", port), _handler(self))
+        self.http.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.http.server_address[1]}"
+        self.threads: list[threading.Thread] = []
+        self.ready: Future = Future()
+
+    def start(self) -> str:
+        """Start the worker and the server; the head's URL."""
+        worker = threading.Thread(target=self._work, name="head-worker", daemon=True)
+        serve = threading.Thread(target=self.http.serve_forever, name="head-http", daemon=True)
+        self.threads = [worker, serve]
+        worker.start()
+        self.ready.result(timeout=60)  # the stores opened, or why not
+        serve.start()
+        if self.root is not None:
+            file = head_file(self.root)
+            file.parent.mkdir(parents=True, exist_ok=True)
+            file.write_text(json.dumps({"url": self.url, "pid": os.getpid()}))
+        return self.url
+
+    def stop(self) -> None:
+        self.http.shutdown()
+        self.http.server_close()
+        self.jobs.put(None)
+        if self.root is not None:
+            head_file(self.root).unlink(missing_ok=True)
+
+    # ---- what HTTP threads call ------------------------------------------------------
+
+    def call(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        """Run one call on the worker; HeadRefused when refused."""
+        result = self._submit(method, params)
+        if method.endswith(".allowance") and not result.get("answered"):
+            wait = min(float(params.get("wait", ALLOWANCE_WAIT_S)), MAX_WAIT_S)
+            deadline = time.monotonic() + wait
+            while not result.get("answered") and time.monotonic() < deadline:
+                time.sleep(PEEK_S)
+                result = self._submit(PEEK, {"attempt": result["attempt"]})
+        return result
+
+    def _submit(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        done: Future = Future()
+        self.jobs.put((method, params, done))
+        return done.result()
+
+    # ---- the worker ----------------------------------------------------------------
+
+    def _work(self) -> None:
+        try:
+            head = self.open_head()
+        except Exception as error:  # the stores did not open: start() says why
+            self.ready.set_exception(error)
+            return
+        self.ready.set_result(True)
+        while True:
+            job = self.jobs.get()
+            if job is None:
+                return
+            batch = [job]
+            while not self.jobs.empty() and len(batch) < 256:
+                more = self.jobs.get_nowait()
+                if more is None:
+                    self.jobs.put(None)
+                    break
+                batch.append(more)
+            self._run(head, batch)
+
+    def _run(self, head: Head, batch: list[Job]) -> None:
+        decided: list[tuple[Future, Decision | BaseException]] = []
+        for method, params, done in batch:
+            try:
+                if method == PEEK:
+                    head.read()
+                    decided.append((done, Decision(head.allowance_of(str(params["attempt"])))))
+                else:
+                    decided.append((done, head.decide(method, params)))
+            except Exception as error:  # refused, or the stores failed: that call's answer
+                decided.append((done, error))
+        rows = [row for _, d in decided if isinstance(d, Decision) for row in d.rows]
+        try:
+            if rows:
+                head.record.append_many(rows)
+        except Exception as error:  # nothing of the batch was written
+            for done, _ in decided:
+                done.set_exception(error)
+            return
+        for done, d in decided:
+            if isinstance(d, BaseException):
+                done.set_exception(d)
+                continue
+            try:
+                if d.after is not None:
+                    d.after()
+            except Exception as error:  # the lease is given back when it expires instead
+                done.set_exception(error)
+                continue
+            done.set_result(d.result)
+
+
+def _handler(server: HeadServer) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+        disable_nagle_algorithm = True  # headers and body are two writes: no 40 ms stall
+
+        def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
+            methods = [
+                f"dna.attempt.{m}" for m in ("claim", "renew", "allowance", "outcome", "release")
+            ]
+            self._answer(200, {"head": "dna", "methods": methods})
+
+        def do_POST(self) -> None:  # noqa: N802
+            try:
+                length = int(self.headers.get("Content-Length") or 0)
+                doc = json.loads(self.rfile.read(length) or b"{}")
+                method, params = str(doc["method"]), dict(doc.get("params") or {})
+            except (ValueError, KeyError, TypeError) as error:
+                self._answer(400, {"error": f"refused: not a call ({error})"})
+                return
+            try:
+                self._answer(200, {"result": server.call(method, params)})
+            except HeadRefused as refused:
+                self._answer(409, {"error": str(refused)})
+            except Exception as error:  # the stores failed: the leg hears it, the head stays up
+                self._answer(503, {"error": f"the head failed: {type(error).__name__}: {error}"})
+
+        def _answer(self, status: int, doc: dict[str, Any]) -> None:
+            data = json.dumps(doc).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, format: str, *args: Any) -> None:
+            """Quiet: the record is the head's log."""
+
+    return Handler
+
+
+def open_head_for(
+    root: Path, memory_dsn: str, who: str, lease_s: float | None = None
+) -> Callable[[], Head]:
+    """What the worker opens: the project's record (writing as `who`) and memory."""
+
+    def open_head() -> Head:
+        from hale_runtime.memory import open_memory
+        from hale_runtime.record import Record
+
+        record = Record.open(root, who=who)
+        memory = open_memory(memory_dsn)
+        return Head(record, memory, lease_s) if lease_s else Head(record, memory)
+
+    return open_head

@@ -1,0 +1,107 @@
+"""The organization's side of a leg's asks: its allowance and its outcome.
+
+The head writes `attempt.allowance.requested` and `attempt.outcome.requested`
+under the attempt's id; a node relays them, and the Settler answers each
+once by that id (a relay repeated after a lost answer finds the answer in
+the record). An allowance passes the one Budget gate with the engine's cost
+ceiling: the grant, or the refusal's text (and a `budget.refused` fact).
+An outcome is handed to the engine as the leg performer's reply, with the
+model calls the leg reports and the grant it was given, so the engine
+journals every call and settles an attempt that spent past its grant as
+failed, naming the overrun. A leg that called without asking its
+allowance had a grant of nothing.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hale_runtime.performers import Answer, ModelCall
+
+ALLOWANCE, OUTCOME = "attempt.allowance", "attempt.outcome"
+LEG_KINDS = frozenset({"agent"})
+
+
+class Settler:
+    def __init__(self, record: Any, engine: Any, leg_kinds: frozenset[str] = LEG_KINDS):
+        self.record, self.engine, self.leg_kinds = record, engine, leg_kinds
+        self.grants: dict[str, int] = {}  # attempt -> micro-dollars granted
+        self.allowed: set[str] = set()  # attempts whose allowance is answered
+        self.settled: set[str] = set()  # attempts whose outcome ask is answered
+        self.cursor = 0
+
+    def read(self) -> None:
+        for row in self.record.rows(since=self.cursor):
+            self.cursor = row.seq
+            if row.kind == f"{ALLOWANCE}.answered":
+                self.allowed.add(row.key)
+                if not row.body.get("refused"):
+                    self.grants[row.key] = int(row.body.get("granted", 0))
+            elif row.kind == f"{OUTCOME}.answered":
+                self.settled.add(row.key)
+
+    def _fold(self) -> None:
+        fold = getattr(self.engine, "fold", None) or self.engine._fold_new
+        fold()
+
+    def _leg_attempt(self, attempt: str) -> tuple[Any, str]:
+        """(the attempt, "") when it is a leg's and open, else (it or None, why not)."""
+        a = self.engine.state.attempts.get(attempt)
+        if a is None:
+            return None, f"no attempt {attempt}"
+        if a.performer not in self.leg_kinds:
+            return a, f"{attempt} was admitted to the {a.performer}, not to a leg"
+        return a, ""
+
+    def on_allowance_requested(self, message: Any) -> str:
+        """AttemptAllowanceRequested: grant the attempt's budget once; what was answered."""
+        attempt = str(message.body.get("key", ""))
+        self.read()
+        if not attempt or attempt in self.allowed:
+            return "answered before"
+        self._fold()
+        a, why = self._leg_attempt(attempt)
+        if not why and a.outcome is not None:
+            why = f"{attempt} has settled {a.outcome}"
+        if why:
+            body: dict[str, Any] = {"granted": 0, "refused": f"refused: {why}"}
+            self.record.append(f"{ALLOWANCE}.answered", attempt, body)
+            return body["refused"]
+        adm = self.engine.state.budget.admit(self.engine.ceiling, self.engine.clock())
+        body = {"granted": adm.granted, "refused": adm.refused, "window": adm.window}
+        rows = [(f"{ALLOWANCE}.answered", attempt, body)]
+        if adm.refused:
+            rows.append(("budget.refused", attempt, {"text": adm.refused}))
+        self.record.append_many(rows)
+        self.read()
+        return adm.refused or f"granted {adm.granted}"
+
+    def on_outcome_requested(self, message: Any) -> str:
+        """AttemptOutcomeRequested: the leg's outcome, settled by the engine once."""
+        attempt = str(message.body.get("key", ""))
+        asked = message.body.get("body") or {}
+        self.read()
+        if not attempt or attempt in self.settled:
+            return "answered before"
+        self._fold()
+        a, why = self._leg_attempt(attempt)
+        if not why and a.outcome is None:
+            self.engine.inbox.append((attempt, a.performer, self._answer(attempt, asked)))
+            self.engine.pump()
+        outcome = a.outcome if a is not None else None
+        body = {"settled": outcome or "", "why": why}
+        self.record.append(f"{OUTCOME}.answered", attempt, body)
+        self.settled.add(attempt)
+        return why or f"settled {outcome}"
+
+    def _answer(self, attempt: str, asked: dict[str, Any]) -> Answer:
+        calls = [
+            ModelCall(
+                str(c.get("call") or f"{attempt}#leg{n}"), str(c.get("model", "")),
+                int(c.get("micros", 0)), str(c.get("answer", "")),
+            )
+            for n, c in enumerate(asked.get("calls") or [])
+        ]  # fmt: skip
+        grant = self.grants.get(attempt, 0 if calls else None)
+        outcome = "succeeded" if asked.get("outcome") == "succeeded" else "failed"
+        return Answer(outcome, str(asked.get("note", "")), calls=calls, grant=grant)
