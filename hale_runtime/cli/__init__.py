@@ -28,6 +28,9 @@ DNA_COMMANDS: dict[str, str] = {
     "body": "hale_runtime.cli.node:body",
     "show": "hale_runtime.cli.show:show",
     "effect": "hale_runtime.cli.effect:effect",
+    "schedule": "hale_runtime.cli.schedule:schedule",
+    "review": "hale_runtime.cli.review:review",
+    "fill": "hale_runtime.cli.fill:fill",
     "task": "hale_runtime.cli.task:task",
     "work": "hale_runtime.cli.work:work",
 }

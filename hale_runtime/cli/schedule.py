@@ -1,0 +1,120 @@
+"""`hale dna schedule` (the listing), `declare`, `pause` and `resume`.
+
+The listing reads the record alone. `declare` is a request the
+organization answers (hale_runtime/schedules/ask.py); `pause` and `resume`
+are rows in your name, read by the organism at its next tick. Exit codes:
+0 ok, 1 refused or unanswered, 2 usage.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from hale_runtime.cli.common import EXIT_USAGE, fail
+
+
+def _root() -> Path:
+    from hale_runtime.project import NotAProject, find_root
+
+    try:
+        return find_root()
+    except NotAProject as error:
+        fail(str(error))
+
+
+def _record(root: Path):
+    from hale_runtime.record import Record, RecordError
+
+    try:
+        return Record.open(root)
+    except RecordError as error:
+        fail(str(error))
+
+
+@click.group("schedule", invoke_without_command=True)
+@click.pass_context
+def schedule(ctx: click.Context) -> None:
+    """List the schedules the record holds; declare, pause or resume one."""
+    if ctx.invoked_subcommand is not None:
+        return
+    from hale_runtime.schedules.listing import schedule_lines
+
+    for line in schedule_lines(_record(_root())):
+        click.echo(line)
+
+
+@schedule.command("declare")
+@click.argument("id")
+@click.option("--every", "every_ms", type=click.IntRange(min=1), help="interval in milliseconds")
+@click.option("--cron", "cron", default="", help="a five-field cron, in UTC")
+@click.option("--definition", required=True, help="a definition in the catalog")
+@click.option("--convener", required=True, help="the position that convenes it")
+@click.option("--args", "args", default="{}", help="the inputs, a JSON object")
+def declare(
+    id: str, every_ms: int | None, cron: str, definition: str, convener: str, args: str
+) -> None:
+    """Ask the organization to declare schedule ID."""
+    from hale_runtime.schedules import ask
+    from hale_runtime.schedules.terms import Terms
+
+    if (every_ms is None) == (not cron):
+        fail("give exactly one of --every and --cron", EXIT_USAGE)
+    root = _root()
+    record = _record(root)
+    position = convener if ":" in convener else f"position:{convener}"
+    terms = Terms(id, every_ms or 0, cron, definition, args, position)
+    row = ask.request(record, terms)
+    if not ask.organism_running(root):
+        ask.sync_quietly(record)
+        click.echo(
+            f"schedule {id} asked of the organization in the record by {record.who} "
+            f"({row.key}); it declares it when it hears it"
+        )
+        return
+    _await(record, terms, row.key)
+
+
+def _await(record, terms, request_id: str) -> None:
+    from hale_runtime.schedules import ask
+    from hale_runtime.schedules.declare import declared_text
+
+    answer = ask.wait_answer(record, request_id, ask.answer_wait_s())
+    if answer is None:
+        fail(
+            f"asked for the schedule, but the organization journaled no answer for {request_id} "
+            "in time; the request stays in the record, and a running organization declares it "
+            "when it hears it"
+        )
+    if not answer.body.get("declared"):
+        fail_line = f"schedule declare: refused: {answer.body.get('why', '')}"
+        click.echo(fail_line)
+        raise SystemExit(1)
+    tail = " (unchanged; nothing written)" if answer.body.get("unchanged") else ""
+    click.echo(f"schedule {terms.id} declared: {declared_text(terms)}{tail}")
+
+
+def _flip(id: str, pause: bool) -> None:
+    from hale_runtime.schedules.ask import pause_or_resume
+
+    record = _record(_root())
+    try:
+        _, line = pause_or_resume(record, id, pause)
+    except KeyError:
+        fail(f"no schedule {id} is declared in the record (`hale dna schedule` lists them)")
+    click.echo(line)
+
+
+@schedule.command("pause")
+@click.argument("id")
+def pause(id: str) -> None:
+    """Pause schedule ID: nothing occurs, and nothing is missed, until it is resumed."""
+    _flip(id, True)
+
+
+@schedule.command("resume")
+@click.argument("id")
+def resume(id: str) -> None:
+    """Resume schedule ID from its next occurrence."""
+    _flip(id, False)

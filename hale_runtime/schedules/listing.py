@@ -1,0 +1,51 @@
+"""What the verbs print about schedules, read from the record alone.
+
+`schedule_lines` is `hale dna schedule`: one line a schedule, in the order
+first declared, with its counts from the fold (state.py). `process_lines`
+is the end of `hale dna show processes`: one line a rhythm, as the graph
+holds it (`position:<p> convenes definition:<id> <cadence>`), from the
+record so it reads the same on every clone, node or none.
+"""
+
+from __future__ import annotations
+
+from hale_runtime.record import Record
+from hale_runtime.schedules.state import KINDS, Fold
+from hale_runtime.schedules.terms import cadence, when
+
+NONE_DECLARED = (
+    "schedules: none declared (a ratified practice declares one, or `hale dna schedule declare`)"
+)
+
+
+def fold_of(record: Record) -> Fold:
+    return Fold().apply_all(record.rows(kind=KINDS))
+
+
+def schedule_lines(record: Record) -> list[str]:
+    """`hale dna schedule`."""
+    fold = fold_of(record)
+    if not fold.schedules:
+        return [NONE_DECLARED]
+    lines = [f"schedules: {len(fold.schedules)}"]
+    for id, s in fold.schedules.items():
+        state = "paused" if s.paused else "live"
+        counts = f"occurred {s.occurred}, skipped {s.skipped}, missed {s.missed}"
+        lines.append(
+            f"  {id} [{state}] {when(s.terms)} — {s.terms.definition}, convened by "
+            f"{s.terms.convener} · {counts} · last {s.last_task or 'none'}"
+        )
+    return lines
+
+
+def process_lines(record: Record) -> list[str]:
+    """`hale dna show processes`: the positions' rhythms, one line each."""
+    fold = fold_of(record)
+    rhythms = sorted(
+        {
+            f"{s.terms.convener} convenes definition:{s.terms.definition} {cadence(s.terms)}"
+            for s in fold.schedules.values()
+        }
+    )
+    head = f"processes: {len(rhythms)} rhythm(s), each a schedule the organization keeps"
+    return [head, *rhythms]

@@ -1,0 +1,147 @@
+"""The Scheduler locus: the organization's schedules, rebuilt from the record.
+
+`rebuild` folds every row (state.py) and holds each schedule in the Hale
+Scheduler from where the record stands. Each `tick(now)` first reads the
+rows appended since (declarations, pauses and resumes written from any
+clone, answers, settlements), then ticks the Hale Scheduler once, writes
+the rows it decided as one commit and lets the engine write its
+admissions. An occurrence is admitted under `sched:<id>@<time>`; the
+engine admits an ask once, so an occurrence asked twice, or again after a
+restart, is one execution. `on_schedule_requested` answers a relayed
+`schedule.requested` once, under the request's id.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from hale_runtime.record import Record, Row
+from hale_runtime.schedules.declare import decide, put_rhythm
+from hale_runtime.schedules.host import ScheduleHost
+from hale_runtime.schedules.scheduler import Scheduler
+from hale_runtime.schedules.state import Fold, ScheduleState
+from hale_runtime.schedules.terms import Terms, ask_id, stamp
+
+ANSWERED = "schedule.answered"
+
+
+class SchedulerLocus:
+    def __init__(
+        self,
+        root: Path | None,
+        record: Record,
+        memory: Any | None,
+        catalog: Any,
+        engine: Any,
+        clock: Callable[[], int] | None = None,
+        scheduler: Scheduler | None = None,
+    ):
+        self.root, self.record, self.memory = root, record, memory
+        self.catalog, self.engine = catalog, engine
+        self.clock = clock or record.clock
+        self.scheduler = scheduler or Scheduler(root)
+        self.host = ScheduleHost(catalog, memory, self._admit, self._is_open)
+        self.admitted = 0
+        self.rebuild()
+
+    # ---- state -------------------------------------------------------------------
+
+    def rebuild(self) -> None:
+        """Fold the whole record and hold every schedule from where it stands."""
+        self.fold, self.answered, self.cursor = Fold(), set(), 0
+        self.scheduler.state = self.scheduler.program.call(self.scheduler.entry, "new_scheduler")
+        rows = self.record.rows()
+        for row in rows:
+            self.fold.apply(row)
+            if row.kind == ANSWERED:
+                self.answered.add(row.key)
+        for s in self.fold.schedules.values():
+            self._hold(s)
+        self.cursor = rows[-1].seq if rows else 0
+
+    def _hold(self, s: ScheduleState) -> None:
+        overlap = self.host.overlaps(s.terms.definition)
+        self.scheduler.hold(s.terms, overlap, s.floor, s.paused, s.last_task)
+
+    def read(self) -> None:
+        """Take in the rows appended since the last read."""
+        for row in self.record.rows(since=self.cursor):
+            self.cursor = row.seq
+            self._take(row)
+
+    def _take(self, row: Row) -> None:
+        changed = self.fold.apply(row)
+        if row.kind == ANSWERED:
+            self.answered.add(row.key)
+        elif changed is None:
+            return
+        elif row.kind == "schedule.declared":
+            self._hold(self.fold.schedules[changed])
+        elif row.kind == "schedule.paused":
+            self.scheduler.pause(changed)
+        elif row.kind == "schedule.resumed":
+            self.scheduler.resume(changed, row.at)
+
+    # ---- ticking -------------------------------------------------------------------
+
+    def tick(self, now: int | None = None) -> int:
+        """One tick on the wall clock (or at `now`); how many schedules occurred."""
+        now = self.clock() if now is None else now
+        self.read()
+        self.admitted = 0
+        handled = self.scheduler.tick(self.host, now)
+        rows = self.host.take_rows()
+        if rows:
+            self.record.append_many(rows)
+        if self.admitted:
+            self.engine.pump()
+        self.read()
+        return handled
+
+    def _admit(self, schedule: str, at: int) -> str:
+        terms = self.fold.schedules[schedule].terms
+        inputs = json.loads(terms.args)
+        ask = ask_id(schedule, at)
+        result = self.engine.admit_from(self.catalog, terms.definition, ask, terms.convener, inputs)
+        if result.refused:
+            body = {"occurrence": at, "at": stamp(at), "ask": ask, "reason": result.refused}
+            self.host.rows.append(("schedule.failed", schedule, body))
+            return f"refused: {result.refused}"
+        self.admitted += 1
+        return result.task
+
+    def _is_open(self, task: str) -> bool:
+        return self.engine.settled(task) is None
+
+    # ---- requests -------------------------------------------------------------------
+
+    def on_schedule_requested(self, message: Any) -> bool:
+        """The ScheduleRequested subscription: answer the request once; whether it did."""
+        self.read()
+        request = str(message.body.get("key", ""))
+        if not request or request in self.answered:
+            return False
+        body = message.body.get("body") or {}
+        self.answer(request, body, str(message.body.get("who", "")))
+        return True
+
+    def answer(self, request: str, body: dict[str, Any], who: str) -> None:
+        """Decide the request and write the declaration (or refusal) with its answer."""
+        terms = Terms.from_body(body)
+        why = self.scheduler.may_ask(self.host, who, terms.convener)
+        answer: dict[str, Any] = {"schedule": terms.id, "declared": False, "why": why}
+        rows = []
+        decision = None
+        if not why:
+            source = {"request": request, "by": who}
+            decision = decide(self.scheduler, self.host, self.fold, terms, self.clock(), source)
+            rows = decision.rows
+            answer.update(declared=decision.declared, why=decision.why)
+            answer["unchanged"] = decision.unchanged
+        self.record.append_many([*rows, (ANSWERED, request, answer)])
+        if decision and decision.declared and not decision.unchanged:
+            put_rhythm(self.memory, terms)
+        self.read()

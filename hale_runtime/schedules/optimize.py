@@ -1,0 +1,115 @@
+"""The optimize pass: the `walk` step of optimize-walk, performed by the organism.
+
+One occurrence is one pass, in one attempt. It asks the budget first: on
+a spent window the pass is `optimize.refused` and ends, waiting for the
+next occurrence. Otherwise it reads the record's structural signals (how
+the machinery ran, never what the work was: misses, skips, failed
+executions, refused replies, unresolved effects, exhausted windows, builds
+that failed), asks the leader through the model provider for one small
+proposal or none, and records either as `org.reviewed`. A clean state
+(every signal zero) records none, whatever the model said. After a crash,
+a pass whose `org.reviewed` or `optimize.refused` is in the record acted.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from hale_runtime.performers import (
+    ACTED,
+    FAILED,
+    NOT_ACTED,
+    SUCCEEDED,
+    Answer,
+    Context,
+    ModelCall,
+    Reconciled,
+    Work,
+    hookimpl,
+)
+from hale_runtime.performers.shipped import OrganismPerformer
+from hale_runtime.record import Record
+
+WALK = "/walk/"
+FACTS = ("org.reviewed", "optimize.refused")
+SIGNALS = {
+    "schedule.missed": "occurrences missed",
+    "schedule.skipped": "occurrences skipped",
+    "schedule.failed": "occurrences refused at admission",
+    "reply.refused": "replies refused",
+    "effect.unresolved": "effects unresolved",
+    "budget.exhausted": "budget windows exhausted",
+    "node.build_failed": "genomes that did not build",
+}
+
+
+def signals(record: Record) -> dict[str, int]:
+    """The record's structural signals, by name."""
+    counts: Counter[str] = Counter()
+    for row in record.rows(kind=(*SIGNALS, "workflow.settled")):
+        if row.kind == "workflow.settled":
+            counts["executions failed"] += row.body.get("outcome") == "failed"
+        else:
+            counts[SIGNALS[row.kind]] += int(row.body.get("count", 1))
+    return {name: counts.get(name, 0) for name in [*SIGNALS.values(), "executions failed"]}
+
+
+def walk(record: Record, work: Work, ctx: Context) -> Answer:
+    """One optimize pass."""
+    admission = ctx.admit(work.ceiling_micros)
+    if admission.refused:
+        fact = ("optimize.refused", {"why": admission.refused})
+        return Answer(FAILED, f"optimize refused: {admission.refused}", facts=[fact])
+    seen = signals(record)
+    shown = ", ".join(f"{n} {name}" for name, n in seen.items())
+    prompt = (
+        "walk the machinery, not the work, and propose one small change or none; "
+        f"the record shows {shown}"
+    )
+    text, micros = ctx.provider.complete(prompt)
+    call = ModelCall(f"{work.attempt}#0", ctx.provider.name, micros, text)
+    ctx.note_call(call)
+    clean = not any(seen.values()) or text.strip().lower().startswith("none")
+    body: dict[str, Any] = {"proposal": None if clean else text, "signals": seen}
+    detail = "the state is clean" if clean else f"proposed: {text}"
+    return Answer(
+        SUCCEEDED, detail, calls=[call], grant=admission.granted, facts=[("org.reviewed", body)]
+    )
+
+
+class OptimizeOrganism:
+    """The organism performer, with the optimize pass's walk step."""
+
+    kind = "organism"
+
+    def __init__(self, record: Record, inner: Any | None = None):
+        self.record = record
+        self.inner = inner or OrganismPerformer()
+
+    def offers(self, capability: str) -> bool:
+        return capability == "organism"
+
+    def deliver(self, work: Work, ctx: Context) -> Answer:
+        if WALK not in work.attempt:
+            return self.inner.deliver(work, ctx)
+        return walk(self.record, work, ctx)
+
+    def reconcile(self, work: Work, ctx: Context) -> Reconciled:
+        if WALK not in work.attempt:
+            return self.inner.reconcile(work, ctx)
+        done = [body for kind, body in work.facts if kind in FACTS]
+        if not done:
+            return Reconciled(NOT_ACTED)
+        return Reconciled(ACTED, Answer(SUCCEEDED, "the pass was recorded before a restart"))
+
+
+class OptimizePlugin:
+    """A performers plugin providing the organism with its optimize pass."""
+
+    def __init__(self, record: Record):
+        self.record = record
+
+    @hookimpl
+    def hale_performers(self) -> list:
+        return [OptimizeOrganism(self.record)]

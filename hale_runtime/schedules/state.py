@@ -1,0 +1,136 @@
+"""Schedule state as a fold over the record's rows, one row at a time.
+
+Each schedule is what its newest `schedule.declared` row says, paused or
+live by its newest `schedule.paused`/`schedule.resumed` row, with counts:
+occurred (the `workflow.admitted` rows whose ask is `sched:<id>@<time>`,
+one per distinct ask), skipped and missed (the rows of those kinds; a
+`schedule.missed` row carries how many occurrences it stands for). `floor`
+is the latest occurrence nothing at or before which is due: the
+declaration's own occurrence, the resume's, or the latest one handled (run,
+skipped or missed), so a restart goes on exactly where the record stands.
+The fold reads rows in chain order, so it serves the listing on any clone
+and the Scheduler's rebuild alike.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from hale_runtime.record import Row
+from hale_runtime.schedules.terms import Terms, occurrence_at, parse_ask
+
+KINDS = (
+    "schedule.declared",
+    "schedule.paused",
+    "schedule.resumed",
+    "schedule.skipped",
+    "schedule.missed",
+    "workflow.admitted",
+    "workflow.settled",
+)
+
+
+@dataclass
+class ScheduleState:
+    terms: Terms
+    declared_seq: int = 0
+    floor: int = 0
+    paused: bool = False
+    occurred: int = 0
+    skipped: int = 0
+    missed: int = 0
+    last_task: str = ""
+    last_open: bool = False
+    asks: set[str] = field(default_factory=set)
+
+
+class Fold:
+    """Every declared schedule by id, in the order first declared."""
+
+    def __init__(self) -> None:
+        self.schedules: dict[str, ScheduleState] = {}
+        self.task_of: dict[str, str] = {}  # task -> schedule id, for settlements
+        self.seq = 0
+
+    def apply_all(self, rows: Iterable[Row]) -> Fold:
+        for row in rows:
+            self.apply(row)
+        return self
+
+    def apply(self, row: Row) -> str | None:
+        """Fold one row; the id of the schedule it changed, if any."""
+        self.seq = max(self.seq, row.seq)
+        handler = _HANDLERS.get(row.kind)
+        return handler(self, row) if handler else None
+
+    def _declared(self, row: Row) -> str:
+        terms = Terms.from_body(row.body)
+        floor = int(row.body.get("occurrence", occurrence_at(terms, row.at)))
+        s = self.schedules.get(row.key)
+        if s is None:
+            s = self.schedules[row.key] = ScheduleState(terms)
+        s.terms, s.declared_seq, s.floor = terms, row.seq, max(floor, s.floor)
+        return row.key
+
+    def _paused(self, row: Row) -> str | None:
+        s = self.schedules.get(row.key)
+        if s is not None:
+            s.paused = True
+        return row.key if s else None
+
+    def _resumed(self, row: Row) -> str | None:
+        s = self.schedules.get(row.key)
+        if s is None:
+            return None
+        s.paused = False
+        s.floor = max(s.floor, occurrence_at(s.terms, row.at))
+        return row.key
+
+    def _skipped(self, row: Row) -> str | None:
+        s = self.schedules.get(row.key)
+        if s is None:
+            return None
+        s.skipped += 1
+        s.floor = max(s.floor, int(row.body.get("occurrence", 0)))
+        return row.key
+
+    def _missed(self, row: Row) -> str | None:
+        s = self.schedules.get(row.key)
+        if s is None:
+            return None
+        s.missed += int(row.body.get("count", 1))
+        s.floor = max(s.floor, int(row.body.get("last", 0)))
+        return row.key
+
+    def _admitted(self, row: Row) -> str | None:
+        parsed = parse_ask(str(row.body.get("ask", "")))
+        if parsed is None or "parent" in row.body:
+            return None
+        s = self.schedules.get(parsed[0])
+        if s is None or row.body["ask"] in s.asks:
+            return None
+        s.asks.add(row.body["ask"])
+        s.occurred += 1
+        s.last_task, s.last_open = row.key, True
+        s.floor = max(s.floor, parsed[1])
+        self.task_of[row.key] = parsed[0]
+        return parsed[0]
+
+    def _settled(self, row: Row) -> str | None:
+        schedule = self.task_of.get(row.key)
+        s = self.schedules.get(schedule or "")
+        if s is not None and s.last_task == row.key:
+            s.last_open = False
+        return schedule
+
+
+_HANDLERS = {
+    "schedule.declared": Fold._declared,
+    "schedule.paused": Fold._paused,
+    "schedule.resumed": Fold._resumed,
+    "schedule.skipped": Fold._skipped,
+    "schedule.missed": Fold._missed,
+    "workflow.admitted": Fold._admitted,
+    "workflow.settled": Fold._settled,
+}
