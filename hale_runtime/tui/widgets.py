@@ -1,0 +1,271 @@
+"""The debugger's panes: each draws a model's content, and only what fits.
+
+Every pane is a Static redrawn from the model after a key: the timeline
+renders just the rows in its window (the window slides to keep the cursor
+in it, so a 100,000-row record costs what 20 rows cost), the tree and the
+detail render as of the cursor, the source view a window of the `.hl` file
+around the current line. Styles come from component classes in CSS, using
+the theme's variables; every state also has a glyph or a marker, so the
+panes read in monochrome.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any, ClassVar
+
+from rich.text import Text
+from textual.widgets import Static
+
+from hale_runtime.tui.genome import Stepper
+from hale_runtime.tui.model import DebugModel, is_failure
+from hale_runtime.tui.tree import GLYPH, TreeLine
+
+MAX_BODY = 1200
+
+
+def clock_text(at: int) -> str:
+    """A row's time as `MM-DD HH:MM:SS` (UTC)."""
+    return time.strftime("%m-%d %H:%M:%S", time.gmtime(at / 1000))
+
+
+class Timeline(Static):
+    """The record as rows: a marker column, seq, time, kind, key, who."""
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "timeline--cursor", "timeline--failure", "timeline--break"
+    }  # fmt: skip
+    DEFAULT_CSS = """
+    Timeline { height: 1fr; text-wrap: nowrap; text-overflow: ellipsis; }
+    Timeline .timeline--cursor { text-style: reverse bold; }
+    Timeline .timeline--failure { color: $error; }
+    Timeline .timeline--break { color: $warning; text-style: bold; }
+    """
+
+    def __init__(self, model: DebugModel, **kwargs: Any):
+        super().__init__(**kwargs)
+        self.model = model
+        self.top = 0
+
+    def show(self) -> None:
+        m, height = self.model, self.size.height
+        if height == 0:
+            return  # not laid out yet: on_resize draws it
+        if not self.top <= m.pos < self.top + height:
+            self.top = m.pos - height // 2  # re-centred: the rows before show the past
+        self.top = max(0, min(self.top, max(len(m.visible) - height, 0)))
+        cursor = self.get_component_rich_style("timeline--cursor")
+        failure = self.get_component_rich_style("timeline--failure")
+        mark = self.get_component_rich_style("timeline--break")
+        text = Text(no_wrap=True, overflow="ellipsis")
+        digits = len(str(m.rows[-1].seq)) if m.rows else 1
+        for p in range(self.top, min(self.top + height, len(m.visible))):
+            row = m.rows[m.visible[p]]
+            bp, bad = m.on_breakpoint(row), is_failure(row)
+            flag = ("●" if bp else " ") + ("✗" if bad else " ")
+            line = f"{flag} {row.seq:>{digits}} {row.kind} {row.key} {clock_text(row.at)} {row.who}"
+            style = cursor if p == m.pos else (mark if bp else (failure if bad else ""))
+            text.append(line[: max(self.size.width, 1)], style=style)
+            text.append("\n")
+        if not m.visible:
+            text.append("no rows" + (" match the filter" if m.filters.active else ""))
+        self.update(text)
+
+    def on_resize(self) -> None:
+        self.show()
+
+
+class TreeView(Static):
+    """The execution tree of the selected task, as of the cursor."""
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "tree--pending", "tree--open", "tree--succeeded", "tree--failed", "tree--fenced",
+        "tree--here",
+    }  # fmt: skip
+    DEFAULT_CSS = """
+    TreeView { height: 1fr; text-wrap: nowrap; text-overflow: ellipsis; }
+    TreeView .tree--pending { color: $text-muted; }
+    TreeView .tree--open { color: $accent; }
+    TreeView .tree--succeeded { color: $success; }
+    TreeView .tree--failed { color: $error; text-style: bold; }
+    TreeView .tree--fenced { color: $warning; text-style: italic; }
+    TreeView .tree--here { text-style: reverse; }
+    """
+
+    def __init__(self, model: DebugModel, **kwargs: Any):
+        super().__init__(**kwargs)
+        self.model = model
+
+    def show(self) -> None:
+        m, height = self.model, self.size.height
+        lines = m.tree()
+        if not lines:
+            self.update("no execution here: t on an execution's row selects it")
+            return
+        if height == 0:
+            return  # not laid out yet: on_resize draws it
+        here = m.row.key if m.row else ""
+        at = next((i for i, line in enumerate(lines) if line.id == here), 0)
+        top = max(0, min(at - height // 3, len(lines) - height))
+        shown = lines[top : top + height]
+        text = Text(no_wrap=True, overflow="ellipsis")
+        if top:
+            text.append(f"↑ {top} more\n", style="dim")
+            shown = shown[1:]
+        cut = len(lines) - top - len(shown) - (1 if top else 0)
+        if cut > 0 and len(shown) == height - (1 if top else 0):
+            shown, cut = shown[:-1], cut + 1
+        for line in shown:
+            self._line(text, line, line.id == here)
+        if cut > 0:
+            text.append(f"↓ {cut} more", style="dim")
+        self.update(text)
+
+    def _line(self, text: Text, line: TreeLine, here: bool) -> None:
+        style = self.get_component_rich_style(f"tree--{line.state}")
+        text.append("  " * line.depth)
+        text.append(f"{GLYPH[line.state]} {line.label} {line.state}", style=style)
+        if line.note:
+            text.append(f"  {line.note}", style="dim")
+        if here:
+            text.append(" ◀", style=self.get_component_rich_style("tree--here"))
+        text.append("\n")
+
+    def on_resize(self) -> None:
+        self.show()
+
+
+def body_text(body: dict[str, Any]) -> str:
+    """One `name: value` line a member, values as compact JSON (a plan elided)."""
+    lines = []
+    for k in sorted(body):
+        v = body[k]
+        value = v if isinstance(v, str) else json.dumps(v, ensure_ascii=False, sort_keys=True)
+        lines.append(f"{k}: {'…' if k == 'plan' else value}")
+    text = "\n".join(lines)
+    return text if len(text) <= MAX_BODY else text[:MAX_BODY] + "…"
+
+
+class Detail(Static):
+    """The cursor row: its body, its performer, the budget, its schedule."""
+
+    def __init__(self, model: DebugModel, **kwargs: Any):
+        super().__init__(**kwargs)
+        self.model = model
+
+    def show(self) -> None:
+        m = self.model
+        row = m.row
+        if row is None:
+            self.update("")
+            return
+        text = Text(no_wrap=False)
+        text.append(f"{row.seq} {row.kind}\n", style="bold")
+        text.append(f"{row.key}\n{row.who}\n{clock_text(row.at)} UTC\n")
+        text.append(body_text(row.body) + "\n", style="italic")
+        performer = m.performer()
+        if performer and row.body.get("performer") != performer:
+            text.append("performer ", style="bold")
+            text.append(f"{performer}\n")
+        text.append("budget ", style="bold")
+        text.append(budget_text(m.budget_as_of()) + "\n")
+        s = m.schedule()
+        if s is not None:
+            text.append("schedule ", style="bold")
+            text.append(schedule_text(s) + "\n")
+        for err in m.fold_errors[-3:]:
+            text.append(f"{err}\n", style="italic")
+        self.update(text)
+
+
+def budget_text(b: dict[str, Any]) -> str:
+    if not b:
+        return ""
+    allowance = b["allowance_micros"]
+    of = f"/{allowance}" if allowance else ""
+    spent = f"{b['window']}: {b['spent_micros']}{of} µ$, {b['calls']} call(s)"
+    return spent + (", EXHAUSTED" if b["exhausted"] else "")
+
+
+def schedule_text(s: Any) -> str:
+    t = s.terms
+    when = f"cron {t.cron}" if t.cron else f"every {t.every_ms}ms"
+    state = "paused" if s.paused else "live"
+    last = f"{s.last_task} ({'open' if s.last_open else 'settled'})" if s.last_task else "none"
+    return (
+        f"{t.id} {state}: {t.definition} {when} by {t.convener}; floor {clock_text(s.floor)}; "
+        f"occurred {s.occurred}, skipped {s.skipped}, missed {s.missed}; last {last}"
+    )
+
+
+class SourceView(Static):
+    """A `.hl` file around the current line: ▶ the line about to run, ● breakpoints."""
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {"source--current", "source--cursor", "source--break"}
+    DEFAULT_CSS = """
+    SourceView { height: 1fr; text-wrap: nowrap; text-overflow: ellipsis; }
+    SourceView .source--current { text-style: reverse bold; }
+    SourceView .source--cursor { text-style: underline; }
+    SourceView .source--break { color: $error; text-style: bold; }
+    """
+
+    def __init__(self, stepper: Stepper, **kwargs: Any):
+        super().__init__(**kwargs)
+        self.stepper = stepper
+        self.cursor_line = 0  # the line `b` toggles; follows the current line
+
+    def show(self) -> None:
+        st, f = self.stepper, self.stepper.frame
+        if f is None:
+            self.update("the tick ran no statement")
+            return
+        lines = st.trace.sources.get(f.path, [])
+        height = max(self.size.height, 1)
+        focus = self.cursor_line or f.line
+        top = max(0, min(focus - height // 2, len(lines) - height))
+        text = Text(no_wrap=True, overflow="ellipsis")
+        for n in range(top + 1, min(top + height, len(lines)) + 1):
+            bp = any(n == ln and f.path.endswith(p) for p, ln in st.breakpoints)
+            here = n == f.line
+            mark = ("▶" if here else " ") + ("●" if bp else " ")
+            style = "source--current" if here else ("source--break" if bp else "")
+            if n == self.cursor_line and not here:
+                style = "source--cursor"
+            rich = self.get_component_rich_style(style) if style else ""
+            text.append(f"{mark}{n:>4} {lines[n - 1]}"[: max(self.size.width, 1)], style=rich)
+            text.append("\n")
+        self.update(text)
+
+    def on_resize(self) -> None:
+        self.show()
+
+
+class LocalsView(Static):
+    """Where the step is (the call stack), the frame's locals, what the tick decided."""
+
+    def __init__(self, stepper: Stepper, **kwargs: Any):
+        super().__init__(**kwargs)
+        self.stepper = stepper
+
+    def show(self) -> None:
+        st, f = self.stepper, self.stepper.frame
+        tr = st.trace
+        text = Text()
+        text.append(f"{tr.title}\n", style="bold")
+        if f is not None:
+            where = f"step {st.pos + 1}/{len(tr.frames)} {f.path.rsplit('/', 1)[-1]}:{f.line}"
+            text.append(where + "\n")
+            text.append("stack " + " > ".join(f.stack) + "\n")
+            if f.event == "return":
+                text.append(f"{f.fn} returns {f.value}\n", style="bold")
+            text.append("locals\n", style="bold")
+            for name, value in f.locals:
+                text.append(f" {name} = {value}\n")
+        if tr.error:
+            text.append(f"{tr.error}\n", style="italic")
+        if st.pos == len(tr.frames) - 1 or not tr.frames:
+            text.append(f"tick returned {tr.result}\n", style="bold")
+            for kind, key, body in tr.decided:
+                text.append(f" {kind} {key} {json.dumps(body, sort_keys=True)}\n")
+        self.update(text)

@@ -1,0 +1,31 @@
+"""Fixtures for the debugger's tests: one record made by the engine (see
+scenario.py), built once a session, and the toolchain's Scheduler."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import scenario  # noqa: E402
+
+from hale_runtime.record import Record  # noqa: E402
+
+
+@pytest.fixture(scope="session")
+def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return scenario.build(tmp_path_factory.mktemp("tui") / "project")
+
+
+@pytest.fixture(scope="session")
+def rows(project: Path) -> list:
+    return Record.open(project).rows()
+
+
+@pytest.fixture(scope="session")
+def scheduler():
+    from hale_runtime.tui.genome import load_scheduler
+
+    return load_scheduler(None)

@@ -1,0 +1,38 @@
+"""`hale dna debug`: what the command opens, and what it refuses."""
+
+from __future__ import annotations
+
+from click.testing import CliRunner
+
+from hale_runtime.cli import hale
+from hale_runtime.tui.app import DebugApp
+
+
+def invoke(project, monkeypatch, *args: str):
+    opened = []
+    monkeypatch.setattr(DebugApp, "run", lambda app: opened.append(app))
+    monkeypatch.chdir(project)
+    return CliRunner().invoke(hale, ["dna", "debug", *args]), opened
+
+
+def test_debug_opens_the_record_on_a_task(project, monkeypatch, rows):
+    args = ["t2", "--break-kind", "work.settled", "--hl-break", "scheduler.hl:240"]
+    result, (app,) = invoke(project, monkeypatch, *args)
+    assert result.exit_code == 0, result.output
+    assert len(app.model.rows) == len(rows) and app.model.row.seq == 14
+    assert app.model.tree_task == "t2" and app.model.break_kinds == {"work.settled"}
+    assert app.hl_breaks == {("scheduler.hl", 240)}
+    assert app.source is not None and app.source(len(rows)) == []
+
+
+def test_debug_refuses_an_unknown_task_and_a_bad_breakpoint(project, monkeypatch):
+    result, opened = invoke(project, monkeypatch, "t9")
+    assert result.exit_code == 1 and "no task t9 in the record" in result.output
+    result, opened = invoke(project, monkeypatch, "--hl-break", "scheduler.hl")
+    assert result.exit_code == 1 and "a breakpoint is <file.hl>:<line>" in result.output
+    assert opened == []
+
+
+def test_debug_outside_a_project_refuses(tmp_path, monkeypatch):
+    result, _ = invoke(tmp_path, monkeypatch)
+    assert result.exit_code == 1 and "not inside a hale project" in result.output
