@@ -71,9 +71,14 @@ _new = tuple.__new__  # builds a Row from a full tuple, skipping NamedTuple's ar
 _SCALARS = frozenset({str, int, float, bool, type(None)})
 
 
+_KINDS_SEEN: set[str] = set()  # kinds already found well formed (a handful, repeated)
+
+
 def _check(kind: str, key: str, body: Any, who: str, at: Any, clone: str) -> None:
-    if type(kind) is not str or not _KIND.fullmatch(kind):
-        raise ValueError(f"a row's kind is a dotted word, not {kind!r}")
+    if type(kind) is not str or kind not in _KINDS_SEEN:
+        if type(kind) is not str or not _KIND.fullmatch(kind):
+            raise ValueError(f"a row's kind is a dotted word, not {kind!r}")
+        _KINDS_SEEN.add(kind)
     if type(key) is not str or "\n" in key:
         raise ValueError(f"a row's key is one line of text, not {key!r}")
     if type(body) is not dict:
@@ -113,7 +118,7 @@ def new_row(
     except (TypeError, ValueError) as exc:
         raise ValueError(f"a row's body must be JSON: {exc}") from exc
     # the row keeps its own copy, exactly as a reader will decode it
-    copy = dict(sorted(body.items())) if flat else json.loads(body_json)
+    copy = dict(body) if flat else json.loads(body_json)
     head = f'{{"at":{at},"body":{body_json},"clone":{encode_basestring(clone)}'
     tail = (
         f'"key":{encode_basestring(key)},"kind":{encode_basestring(kind)},'
