@@ -54,7 +54,6 @@ class Record:
         self._ends: list[int] = []  # rows in the chain up to and including each commit
         self._rows: list[Row] = []
         self._ids: dict[str, int] = {}  # row id -> seq
-        self.receipts_sent: set[str] = set()  # receipt refs the remote took from this process
 
     @classmethod
     def open(

@@ -1,7 +1,8 @@
 """Sync: fetch, rebase this clone's unstamped rows onto the remote's tip, push.
 
-One round: fetch the remote's `refs/dna/record` into a tracking ref (and its
-receipts), then bring the local chain onto it. When the local chain already
+One round: list the remote's refs (in-process, cheap); when it holds a tip or
+a receipt this clone lacks, fetch `refs/dna/record` into a tracking ref (and
+the receipts) with git, then bring the local chain onto it. When the local chain already
 contains the remote tip there is nothing to rebase; when the remote's chain
 contains ours, we fast-forward; otherwise the rows after the commit both share
 are written again as one commit on the remote tip, minus those whose id the
@@ -91,7 +92,9 @@ def sync(record: Record) -> SyncReport:
     before = set(record._ids)
     refusal = "the local chain kept moving"
     for round_no in range(1, MAX_ROUNDS + 1):
-        _fetch(repo, name, tracking_ref(name))
+        heads = _heads(repo, name)
+        if _behind(repo, heads, tracking_ref(name)):
+            _fetch(repo, name, tracking_ref(name))
         theirs = store.read_ref(repo, tracking_ref(name))
         moved, tip = _rebase(record, theirs)
         if not moved:
@@ -103,13 +106,33 @@ def sync(record: Record) -> SyncReport:
             continue
         if tip is not None and tip != theirs:
             store.set_ref(repo, tracking_ref(name), tip)
-        _push_receipts(record, name)
+        _push_receipts(record, name, heads)
         record.refresh()
         received = sum(1 for row_id in record._ids if row_id not in before)
         return SyncReport(name, sent, received, round_no)
     raise RecordError(
         f"sync: {store.RECORD_REF} at {name} refused {MAX_ROUNDS} rounds; last: {refusal}"
     )
+
+
+def _heads(repo: pygit2.Repository, name: str) -> dict[str, str]:
+    """What the remote holds under refs/dna/: ref name -> object id (hex).
+    Listing is cheap and in-process, so an idle sync spawns nothing. A Remote
+    object keeps the first listing it made, so each listing takes a new one."""
+    try:
+        listed = repo.remotes[name].list_heads(callbacks=_Callbacks())
+    except (pygit2.GitError, OSError) as exc:
+        raise RecordError(f"sync: reaching {name} failed: {exc}") from exc
+    return {h.name: str(h.oid) for h in listed if h.name.startswith("refs/dna/")}
+
+
+def _behind(repo: pygit2.Repository, heads: dict[str, str], tracking: str) -> bool:
+    """Does the remote hold a record tip or a receipt this clone has not fetched?"""
+    ours = store.read_ref(repo, tracking)
+    if heads.get(store.RECORD_REF) != (str(ours) if ours is not None else None):
+        return True
+    have = set(receipts.receipt_refs(repo))
+    return any(ref.startswith(receipts.PREFIX) and ref not in have for ref in heads)
 
 
 def _fetch(repo: pygit2.Repository, name: str, tracking: str) -> None:
@@ -187,10 +210,10 @@ def _push(remote: pygit2.Remote, name: str, tip: pygit2.Oid) -> str | None:
     return "; ".join(callbacks.rejected) or None
 
 
-def _push_receipts(record: Record, name: str) -> None:
-    """Push the receipts this process has not yet seen the remote take. A
-    receipt is named by its content, so one the remote holds is up to date."""
-    refs = [ref for ref in receipts.receipt_refs(record.repo) if ref not in record.receipts_sent]
+def _push_receipts(record: Record, name: str, heads: dict[str, str]) -> None:
+    """Push the receipts the remote did not list. A receipt is named by its
+    content, so one another clone pushed meanwhile is simply up to date."""
+    refs = [ref for ref in receipts.receipt_refs(record.repo) if ref not in heads]
     if not refs:
         return
     command = ["git", f"--git-dir={record.repo.path}", "push", "--quiet", "--porcelain", name]
@@ -204,7 +227,6 @@ def _push_receipts(record: Record, name: str) -> None:
     if done.returncode != 0:
         why = (done.stderr.strip().splitlines() or ["git push failed"])[-1]
         raise RecordError(f"sync: pushing receipts to {name} failed: {why}")
-    record.receipts_sent.update(refs)
 
 
 @contextlib.contextmanager

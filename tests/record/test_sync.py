@@ -164,3 +164,12 @@ def test_three_clones_in_three_processes_converge(make_clone: Callable[[str], Pa
     assert len(keys) == len(set(keys)) == sum(written.values())
     assert set(keys) == {f"{n}/{i}" for n, count in written.items() for i in range(count)}
     assert all(r.stamped_count() == len(keys) for r in records)
+
+
+def test_each_sync_sees_what_the_remote_holds_now(make_clone: Callable[[str], Path]) -> None:
+    a, b = open_clone(make_clone("a")), open_clone(make_clone("b"))
+    for n in range(3):
+        a.append("row.a", f"a{n}", {})
+        a.sync()
+        b.sync()
+        assert {r.key for r in b.rows()} == {f"a{i}" for i in range(n + 1)}
