@@ -22,12 +22,15 @@ from hale_runtime.project import NotAProject, find_root
 @click.option("--break-kind", "kinds", multiple=True, help="Stop `c` on rows of this kind.")
 @click.option("--break-key", "keys", multiple=True, help="Stop `c` on rows whose key starts so.")
 @click.option("--hl-break", "hl", multiple=True, help="A genome breakpoint: scheduler.hl:230.")
-@click.option("--budget-window", type=click.Choice(["day", "week", "none"]), default="day")
-@click.option("--allowance", type=int, default=0, help="The budget's allowance in µ$ (0: none).")
+@click.option(
+    "--budget-window",
+    type=click.Choice(["day", "week", "none"]),
+    help="The budget's window (default: the genome's org_budget()).",
+)
+@click.option("--allowance", type=int, help="The budget's allowance in µ$ (default: the genome's).")
 def debug(task: str | None, follow: bool, kinds: tuple[str, ...], keys: tuple[str, ...],
-          hl: tuple[str, ...], budget_window: str, allowance: int) -> None:  # fmt: skip
+          hl: tuple[str, ...], budget_window: str | None, allowance: int | None) -> None:  # fmt: skip
     """Step through the record's executions and the Scheduler's code behind them."""
-    from hale_runtime.engine.budget import BudgetPolicy
     from hale_runtime.record import Record, RecordError
     from hale_runtime.tui.app import DebugApp
     from hale_runtime.tui.genome import load_scheduler, parse_breakpoint
@@ -40,7 +43,7 @@ def debug(task: str | None, follow: bool, kinds: tuple[str, ...], keys: tuple[st
         breaks = [parse_breakpoint(b) for b in hl]
     except (NotAProject, RecordError, ValueError) as exc:
         fail(str(exc))
-    model = DebugModel(rows, task, BudgetPolicy(budget_window, allowance))
+    model = DebugModel(rows, task, _budget(root, budget_window, allowance))
     if task and not model.has_task(task):
         fail(f"no task {task} in the record")
     gc.freeze()  # the rows stay for the session: no collection walks them again
@@ -54,3 +57,18 @@ def debug(task: str | None, follow: bool, kinds: tuple[str, ...], keys: tuple[st
         follow=follow,
     )
     app.run()
+
+
+def _budget(root, window: str | None, allowance: int | None):
+    """The policy the budget pane folds with: the options where given, the
+    rest from the genome's org_budget() (unmetered when it does not build)."""
+    from hale_lang.diagnostics import HaleError
+    from hale_runtime.engine.budget import BudgetPolicy, policy_from_genome
+
+    try:
+        genome = policy_from_genome(root)
+    except (HaleError, ValueError, OSError):
+        genome = BudgetPolicy("day", 0)
+    return BudgetPolicy(
+        window or genome.window, genome.allowance_micros if allowance is None else allowance
+    )

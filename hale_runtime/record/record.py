@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import pygit2
 
+from hale_runtime.gc_pause import collector_paused
 from hale_runtime.record import receipts, store
 from hale_runtime.record.cache import Cache, Commit
 from hale_runtime.record.errors import RecordError
@@ -119,6 +120,10 @@ class Record:
 
     def append_many(self, items: Iterable[tuple[str, str, dict[str, Any]]]) -> list[Row]:
         """Write rows as one commit (all or none), stamped with one time; one Row per item."""
+        with collector_paused():
+            return self._append_many(items)
+
+    def _append_many(self, items: Iterable[tuple[str, str, dict[str, Any]]]) -> list[Row]:
         at = self.clock()
         made = [new_row(kind, key, body, self.who, at, self.clone) for kind, key, body in items]
         fresh = [row for row, _ in made]
@@ -178,6 +183,10 @@ class Record:
 
     def refresh(self) -> pygit2.Oid | None:
         """Bring the in-memory chain to the ref's tip; returns the tip."""
+        with collector_paused():
+            return self._refresh()
+
+    def _refresh(self) -> pygit2.Oid | None:
         if not self._loaded:
             self._load_cache()
         tip = store.read_ref(self.repo, store.RECORD_REF)

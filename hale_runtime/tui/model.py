@@ -22,6 +22,7 @@ from typing import Any, NamedTuple
 from hale_runtime.engine import ids
 from hale_runtime.engine.budget import DAY_MS, Budget, BudgetPolicy
 from hale_runtime.engine.state import State, Unit
+from hale_runtime.gc_pause import collector_paused
 from hale_runtime.record import Row
 from hale_runtime.schedules.state import KINDS as SCHEDULE_KINDS
 from hale_runtime.schedules.state import Fold, ScheduleState
@@ -133,6 +134,10 @@ class DebugModel:
 
     def extend(self, rows: Iterable[Row]) -> int:
         """Index rows appended to the record (at load, and by follow); how many."""
+        with collector_paused():
+            return self._extend(rows)
+
+    def _extend(self, rows: Iterable[Row]) -> int:
         start = len(self.rows)
         self.rows.extend(rows)
         roots, seqs, sched = self._roots, self._root_seqs, SCHEDULE_KINDS

@@ -36,3 +36,16 @@ def test_debug_refuses_an_unknown_task_and_a_bad_breakpoint(project, monkeypatch
 def test_debug_outside_a_project_refuses(tmp_path, monkeypatch):
     result, _ = invoke(tmp_path, monkeypatch)
     assert result.exit_code == 1 and "not inside a hale project" in result.output
+
+
+def test_the_budget_pane_folds_with_the_genomes_org_budget(tmp_path, monkeypatch):
+    from hale_runtime.engine.budget import BudgetPolicy
+
+    monkeypatch.setenv("HALE_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.chdir(tmp_path)
+    assert CliRunner().invoke(hale, ["dna", "new", "p"]).exit_code == 0
+    result, (app,) = invoke(tmp_path / "p", monkeypatch)
+    assert result.exit_code == 0, result.output
+    assert app.model.budget.policy == BudgetPolicy("day", 25_000_000)
+    result, (app,) = invoke(tmp_path / "p", monkeypatch, "--allowance", "5")
+    assert app.model.budget.policy == BudgetPolicy("day", 5)
