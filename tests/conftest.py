@@ -1,5 +1,6 @@
-"""Fixtures shared by every test folder: the session's throwaway PostgreSQL
-and memory databases on each backend in turn."""
+"""Fixtures shared by every test folder: an environment of hale's own for
+each test, the session's throwaway PostgreSQL, and memory databases on each
+backend in turn."""
 
 from __future__ import annotations
 
@@ -9,6 +10,15 @@ import pytest
 from pg import fresh_database, shared_postgres
 
 from hale_runtime.memory import open_memory
+
+
+@pytest.fixture(autouse=True)
+def _hale_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No test reads the machine's build cache or a node's settings from the
+    environment it was started in."""
+    monkeypatch.setenv("HALE_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "hale-cache"))
+    for name in ("HALE_DNA_MEMORY", "HALE_DNA_NERVES", "HALE_DNA_NODE", "HALE_DNA_OWNER"):
+        monkeypatch.delenv(name, raising=False)
 
 
 @pytest.fixture(scope="session")

@@ -42,7 +42,7 @@ if TYPE_CHECKING:
     from hale_runtime.record.record import Record
 
 MAX_ROUNDS = 60
-FETCH_TIMEOUT_S = float(os.environ.get("HALE_DNA_GIT_TIMEOUT", "30"))
+GIT_TIMEOUT_S = float(os.environ.get("HALE_DNA_GIT_TIMEOUT", "30"))
 REJECTIONS = (
     "non-fastforward",
     "fastforwardable",
@@ -140,17 +140,8 @@ def _fetch(repo: pygit2.Repository, name: str, tracking: str) -> None:
     negotiate a fetch while the clone holds refs to blobs (the receipts), and
     a glob refspec (`record*`) lets a remote without a record answer empty."""
     specs = [f"+{store.RECORD_REF}*:{tracking}*", f"+{receipts.PREFIX}*:{receipts.PREFIX}*"]
-    command = ["git", f"--git-dir={repo.path}", "fetch", "--quiet", "--no-tags"]
-    command += ["--no-write-fetch-head", name, *specs]
-    try:
-        done = subprocess.run(
-            command, capture_output=True, text=True, timeout=FETCH_TIMEOUT_S, check=False
-        )
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        raise RecordError(f"sync: fetching {store.RECORD_REF} from {name} failed: {exc}") from exc
-    if done.returncode != 0:
-        why = (done.stderr.strip().splitlines() or ["git fetch failed"])[-1]
-        raise RecordError(f"sync: fetching {store.RECORD_REF} from {name} failed: {why}")
+    args = ["fetch", "--quiet", "--no-tags", "--no-write-fetch-head", name, *specs]
+    _git(repo, args, f"fetching {store.RECORD_REF} from {name}")
 
 
 def _rebase(record: Record, theirs: pygit2.Oid | None) -> tuple[bool, pygit2.Oid | None]:
@@ -216,17 +207,22 @@ def _push_receipts(record: Record, name: str, heads: dict[str, str]) -> None:
     refs = [ref for ref in receipts.receipt_refs(record.repo) if ref not in heads]
     if not refs:
         return
-    command = ["git", f"--git-dir={record.repo.path}", "push", "--quiet", "--porcelain", name]
-    command += [f"{ref}:{ref}" for ref in refs]
+    args = ["push", "--quiet", "--porcelain", name, *[f"{ref}:{ref}" for ref in refs]]
+    _git(record.repo, args, f"pushing receipts to {name}")
+
+
+def _git(repo: pygit2.Repository, args: list[str], doing: str) -> None:
+    """Run git on the repository, bounded in time; a failure is one RecordError line."""
+    command = ["git", f"--git-dir={repo.path}", *args]
     try:
         done = subprocess.run(
-            command, capture_output=True, text=True, timeout=FETCH_TIMEOUT_S, check=False
+            command, capture_output=True, text=True, timeout=GIT_TIMEOUT_S, check=False
         )
     except (OSError, subprocess.TimeoutExpired) as exc:
-        raise RecordError(f"sync: pushing receipts to {name} failed: {exc}") from exc
+        raise RecordError(f"sync: {doing} failed: {exc}") from exc
     if done.returncode != 0:
-        why = (done.stderr.strip().splitlines() or ["git push failed"])[-1]
-        raise RecordError(f"sync: pushing receipts to {name} failed: {why}")
+        why = (done.stderr.strip().splitlines() or [f"git {args[0]} failed"])[-1]
+        raise RecordError(f"sync: {doing} failed: {why}")
 
 
 @contextlib.contextmanager

@@ -17,13 +17,6 @@ sys.path.insert(0, str(Path(__file__).parent))
 from node_helpers import Node, children_of, clone, make_forge  # noqa: E402
 
 
-@pytest.fixture(autouse=True)
-def _cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("HALE_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "hale-cache"))
-    for name in ("HALE_DNA_MEMORY", "HALE_DNA_NERVES", "HALE_DNA_NODE", "HALE_DNA_OWNER"):
-        monkeypatch.delenv(name, raising=False)
-
-
 @pytest.fixture
 def forge(tmp_path: Path) -> tuple[Path, Path]:
     return make_forge(tmp_path)
