@@ -40,6 +40,36 @@ class Planning:
     future: Future
 
 
+def filled_position(key: str, body: dict[str, Any]) -> str:
+    """The `position:<name>` a `position.filled` row fills."""
+    name = str(body.get("position") or key)
+    return name if name.startswith("position:") else f"position:{name}"
+
+
+class Owners:
+    """Whose an admitted ask is over a shared record, by the intake's rule: the
+    owner the record names for the position the ask was for (its `--to`, else
+    the Leader's), else the asker's own. Fed row by row (`note`)."""
+
+    def __init__(self) -> None:
+        self.positions: dict[str, str] = {}  # position -> the owner the record names
+        self.asked: dict[str, str] = {}  # intent -> the asker's owner
+        self.to: dict[str, str] = {}  # intent -> the position it was offered for
+
+    def note(self, kind: str, key: str, body: dict[str, Any]) -> None:
+        if kind == "position.filled" and body.get("owner"):
+            self.positions[filled_position(key, body)] = str(body["owner"])
+        elif kind == "intent.requested" and body.get("owner"):
+            self.asked[key] = str(body["owner"])
+        elif kind == "intent.offered" and body.get("position"):
+            self.to[key] = str(body["position"])
+
+    def of(self, intent: str) -> str:
+        """The organization owning the task admitted for `intent` ("" when none is named)."""
+        position = self.to.get(intent) or "position:leader"
+        return self.positions.get(position) or self.asked.get(intent, "")
+
+
 class Inline(Executor):
     """An executor that runs each call at once (tests, and a node that wants no thread)."""
 
@@ -81,9 +111,7 @@ class Intake:
             elif row.kind == "model.called" and row.key.startswith("plan/"):
                 self.words[row.key.removeprefix("plan/")] = str(row.body.get("answer", ""))
             elif row.kind == "position.filled" and row.body.get("owner"):
-                name = str(row.body.get("position") or row.key)
-                pos = name if name.startswith("position:") else f"position:{name}"
-                self.owners[pos] = str(row.body["owner"])
+                self.owners[filled_position(row.key, row.body)] = str(row.body["owner"])
 
     # ---- what the organization calls ----------------------------------------------
 
@@ -193,8 +221,7 @@ class Intake:
     # ---- answering -----------------------------------------------------------------
 
     def _budget_admit(self) -> Any:
-        fold = getattr(self.engine, "fold", None) or self.engine._fold_new
-        fold()  # the Budget sees every model.called row written so far
+        self.engine.catch_up()  # the Budget sees every model.called row written so far
         return self.engine.state.budget.admit(self.engine.ceiling, self.engine.clock())
 
     def _refuse(self, ask: Ask, reason: str) -> str:

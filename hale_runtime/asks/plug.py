@@ -14,11 +14,11 @@ import os
 from typing import Any
 
 from hale_runtime.asks.genome import law, ratified_practices, read_genome
-from hale_runtime.asks.http_provider import model_plugins
 from hale_runtime.asks.intake import Intake
 from hale_runtime.asks.leader import Brief
 from hale_runtime.head.performer import LegPerformer, LegPlugin
 from hale_runtime.head.settle import Settler
+from hale_runtime.performers.http_provider import model_plugins
 
 OWNER_ENV = "HALE_DNA_OWNER"
 
@@ -41,12 +41,13 @@ def plug(org: Any) -> Intake:
         lines = tuple(law(genome, org.catalog))
         return Brief(genome.charter, genome.purpose, lines, tuple(ratified_practices(org.record)))
 
+    owner = os.environ.get(OWNER_ENV, "").strip() or None
     intake = Intake(
         org.record, org.memory, engine, org.catalog,
         leader=genome.leader, brief=brief, provider=engine.performers.provider,
-        holder=org.holder, owner=os.environ.get(OWNER_ENV), plan_ttl_s=org.settings.claim_ttl_s,
+        holder=org.holder, owner=owner, plan_ttl_s=org.settings.claim_ttl_s,
     )  # fmt: skip
-    settler = Settler(org.record, engine)
+    settler = Settler(org.record, engine, owner=owner)
     org.dispatcher.on("IntentRequested", intake.on_intent_requested)
     org.dispatcher.on("AttemptAllowanceRequested", settler.on_allowance_requested)
     org.dispatcher.on("AttemptOutcomeRequested", settler.on_outcome_requested)

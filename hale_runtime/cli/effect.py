@@ -1,9 +1,14 @@
 """`hale dna effect resolve attempt:<id> --outcome failed|succeeded`.
 
 When a performer could not say whether it acted on an attempt a dead
-process had claimed, the attempt waits for a person. Resolving it writes
-the attempt's one outcome; the organization settles the rest from there.
-Only an attempt waiting for a person is resolved: any other is refused.
+process had claimed, the attempt waits for a person. Resolving it goes the
+legs' way: an `attempt.outcome.requested` row under the attempt's id (its
+body names the person, `resolved_by`), relayed by a node to the
+organization, whose engine writes the attempt's one outcome and settles the
+rest from there (hale_runtime/head/settle.py). Only an attempt waiting for
+a person is resolved, and only once: any other is refused. Beside a running
+organism the verb waits for the outcome; without one it says the ask is in
+the record.
 """
 
 from __future__ import annotations
@@ -12,6 +17,8 @@ import click
 
 from hale_runtime.cli.common import fail
 from hale_runtime.project import NotAProject, find_root
+
+OUTCOME = "attempt.outcome"
 
 
 @click.group("effect")
@@ -23,15 +30,17 @@ def effect() -> None:
 @click.argument("target", metavar="attempt:<id>")
 @click.option("--outcome", type=click.Choice(["failed", "succeeded"]), required=True)
 def resolve(target: str, outcome: str) -> None:
-    """Record the outcome a person decided for an attempt waiting on them."""
+    """Ask the organization to record the outcome a person decided for an attempt."""
     from hale_runtime.engine.show import fold_root
     from hale_runtime.record import Record, RecordError
+    from hale_runtime.schedules.ask import organism_running, sync_quietly
 
     if not target.startswith("attempt:"):
         fail(f"name the attempt as attempt:<id>, not {target}", 2)
     attempt = target.removeprefix("attempt:")
     try:
-        record = Record.open(find_root())
+        root = find_root()
+        record = Record.open(root)
         a = fold_root(record.rows(), attempt).attempts.get(attempt)
         if a is None:
             fail(f"no attempt {attempt} in the record")
@@ -39,8 +48,46 @@ def resolve(target: str, outcome: str) -> None:
             fail(f"attempt {attempt} already has its outcome: {a.outcome}")
         if not a.unresolved:
             fail(f"attempt {attempt} is not waiting for a person")
-        body = {"outcome": outcome, "performer": a.performer, "detail": "resolved by a person"}
-        record.append("attempt.outcome", attempt, {**body, "resolved_by": record.who})
+        asked = _rows(record, f"{OUTCOME}.requested", attempt)
+        if asked:
+            said = asked[0].body.get("outcome", "")
+            fail(
+                f"attempt {attempt}'s outcome is asked already ({said}); the organization records it"
+            )
+        body = {"outcome": outcome, "note": "resolved by a person", "resolved_by": record.who}
+        record.append(f"{OUTCOME}.requested", attempt, body)
     except (NotAProject, RecordError) as exc:
         fail(str(exc))
-    click.echo(f"attempt:{attempt} {outcome}")
+    if not organism_running(root):
+        sync_quietly(record)
+        click.echo(
+            f"attempt:{attempt} {outcome} asked (attempt.outcome.requested); "
+            "the organization records it when it hears it"
+        )
+        return
+    settled = _await_outcome(record, attempt)
+    if settled is None:
+        fail(
+            f"asked for attempt:{attempt} {outcome}, but the organization recorded no outcome "
+            "in time; the ask stays in the record"
+        )
+    click.echo(f"attempt:{attempt} {settled.body.get('outcome')}")
+
+
+def _rows(record, kind: str, attempt: str) -> list:
+    return [r for r in record.rows(kind=kind, key_prefix=attempt) if r.key == attempt]
+
+
+def _await_outcome(record, attempt: str):
+    import time
+
+    from hale_runtime.schedules.ask import POLL_S, answer_wait_s, sync_quietly
+
+    deadline = time.monotonic() + answer_wait_s()
+    while time.monotonic() < deadline:
+        found = _rows(record, OUTCOME, attempt)
+        if found:
+            return found[0]
+        sync_quietly(record)
+        time.sleep(POLL_S)
+    return None

@@ -88,8 +88,8 @@ def allowance(wait: float) -> None:
 @click.argument("prompt")
 def call(prompt: str) -> None:
     """Make one model call within the grant, and print its answer."""
-    from hale_runtime.asks.http_provider import model_plugins
     from hale_runtime.performers import Performers, plugin_manager
+    from hale_runtime.performers.http_provider import model_plugins
 
     leg = _leg()
     leg.provider = Performers(plugin_manager(*model_plugins())).provider

@@ -103,6 +103,10 @@ class Engine:
                 (self.to_reconcile if a.claimed else self.unclaimed).append(a)
         self.state.dirty = dict.fromkeys(self.state.tasks[t] for t in self.state.open)
 
+    def catch_up(self) -> None:
+        """Fold the rows other writers appended since the engine last looked."""
+        self._fold_new()
+
     def _fold_new(self, own: set[str] | None = None) -> None:
         apply = self.state.apply
         for r in self.record.rows(since=self.cursor):

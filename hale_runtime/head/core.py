@@ -8,7 +8,10 @@ claim `lease/<attempt>` under the leg's name, taken with one conditional
 write, so of legs racing for an attempt one gets it. Every call but claim
 names the attempt and the lease token; the head checks the lease in memory
 first, and an expired, released or foreign lease is refused (HeadRefused)
-before anything is decided. A decision is the rows to write plus what to do
+before anything is decided. Over a shared record (the head's `owner`, the
+node's HALE_DNA_OWNER) the head hands a leg only the attempts of tasks its
+own organization owns, by the intake's rule: the owner of the position the
+ask was for, else the asker's. A decision is the rows to write plus what to do
 once they are written (give a lease back), so the server can write many
 legs' decisions as one commit; the head applies its own decisions to its
 view at once, so a decision later in that batch sees them.
@@ -20,6 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from hale_runtime.asks.intake import Owners
 from hale_runtime.engine import Budget, BudgetPolicy, State
 from hale_runtime.engine.ids import root_of
 from hale_runtime.head.settle import ALLOWANCE, LEG_KINDS, OUTCOME
@@ -43,8 +47,10 @@ class Decision:
 
 class Head:
     def __init__(self, record: Any, memory: Any, lease_s: float = LEASE_S,
-                 leg_kinds: frozenset[str] = LEG_KINDS):  # fmt: skip
+                 leg_kinds: frozenset[str] = LEG_KINDS, owner: str | None = None):  # fmt: skip
         self.record, self.memory, self.lease_s, self.leg_kinds = record, memory, lease_s, leg_kinds
+        self.owner = owner or None  # over a shared record: the organization this head serves
+        self.owners = Owners()
         self.state = State(Budget(BudgetPolicy()))
         self.open: dict[str, None] = {}  # attempts open for legs, in the order delivered
         self.asked: set[str] = set()  # attempts whose allowance was asked
@@ -75,6 +81,8 @@ class Head:
             self.allowances[key] = body
         elif kind == "intent.offered" and body.get("position"):
             self.positions[key] = str(body["position"])
+        if self.owner:
+            self.owners.note(kind, key, body)
 
     # ---- the calls -----------------------------------------------------------------
 
@@ -120,7 +128,10 @@ class Head:
         if requires and requires not in a.unit.leaf.requires:
             return False
         task = self.state.tasks.get(root_of(attempt))
-        position = self.positions.get(task.ask, "") if task is not None else ""
+        intent = task.ask if task is not None else ""
+        position = self.positions.get(intent, "")
+        if self.owner and self.owners.of(intent) != self.owner:
+            return False  # another organization's task, over a shared record
         if not position:
             return True
         return (self.memory.holder_of(position) or "") == leg

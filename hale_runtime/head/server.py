@@ -25,10 +25,11 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-from hale_runtime.head.core import Decision, Head, HeadRefused
+from hale_runtime.head.core import LEASE_S, Decision, Head, HeadRefused
 
 ALLOWANCE_WAIT_S, PEEK_S, MAX_WAIT_S = 30.0, 0.05, 120.0
 HEAD_FILE = "head.json"
+OWNER_ENV = "HALE_DNA_OWNER"  # over a shared record: the organization this head serves
 PEEK = "head.allowance.peek"
 
 Job = tuple[str, dict[str, Any], Future]
@@ -196,6 +197,7 @@ def open_head_for(
 
         record = Record.open(root, who=who)
         memory = open_memory(memory_dsn)
-        return Head(record, memory, lease_s) if lease_s else Head(record, memory)
+        owner = os.environ.get(OWNER_ENV, "").strip() or None
+        return Head(record, memory, lease_s or LEASE_S, owner=owner)
 
     return open_head

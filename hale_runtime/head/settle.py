@@ -9,13 +9,20 @@ An outcome is handed to the engine as the leg performer's reply, with the
 model calls the leg reports and the grant it was given, so the engine
 journals every call and settles an attempt that spent past its grant as
 failed, naming the overrun. A leg that called without asking its
-allowance had a grant of nothing.
+allowance had a grant of nothing. `hale dna effect resolve` asks through
+the same row (its body says `resolved_by`, the person): it is settled the
+same way for an attempt of any performer that waits for a person, and
+refused for one that does not. Over a shared record (`owner`, the node's
+HALE_DNA_OWNER) the Settler answers only for tasks its organization owns,
+by the intake's rule, and writes nothing for any other: their owner does.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from hale_runtime.asks.intake import Owners
+from hale_runtime.engine.ids import root_of
 from hale_runtime.performers import Answer, ModelCall
 
 ALLOWANCE, OUTCOME = "attempt.allowance", "attempt.outcome"
@@ -23,8 +30,10 @@ LEG_KINDS = frozenset({"agent"})
 
 
 class Settler:
-    def __init__(self, record: Any, engine: Any, leg_kinds: frozenset[str] = LEG_KINDS):
+    def __init__(self, record: Any, engine: Any, leg_kinds: frozenset[str] = LEG_KINDS,
+                 owner: str | None = None):  # fmt: skip
         self.record, self.engine, self.leg_kinds = record, engine, leg_kinds
+        self.owner, self.owners = owner or None, Owners()
         self.grants: dict[str, int] = {}  # attempt -> micro-dollars granted
         self.allowed: set[str] = set()  # attempts whose allowance is answered
         self.settled: set[str] = set()  # attempts whose outcome ask is answered
@@ -33,6 +42,7 @@ class Settler:
     def read(self) -> None:
         for row in self.record.rows(since=self.cursor):
             self.cursor = row.seq
+            self.owners.note(row.kind, row.key, row.body)
             if row.kind == f"{ALLOWANCE}.answered":
                 self.allowed.add(row.key)
                 if not row.body.get("refused"):
@@ -41,8 +51,18 @@ class Settler:
                 self.settled.add(row.key)
 
     def _fold(self) -> None:
-        fold = getattr(self.engine, "fold", None) or self.engine._fold_new
-        fold()
+        self.engine.catch_up()
+
+    def _not_ours(self, attempt: str) -> str:
+        """Why this organization answers nothing for the attempt ("" when it is ours)."""
+        if not self.owner:
+            return ""
+        task = self.engine.state.tasks.get(root_of(attempt))
+        owner = self.owners.of(task.ask) if task is not None else ""
+        if owner == self.owner:
+            return ""
+        whose = f"owner {owner}'s" if owner else "owned by no organization"
+        return f"not ours: {attempt} is {whose}; {self.owner} answers nothing for it"
 
     def _leg_attempt(self, attempt: str) -> tuple[Any, str]:
         """(the attempt, "") when it is a leg's and open, else (it or None, why not)."""
@@ -53,6 +73,15 @@ class Settler:
             return a, f"{attempt} was admitted to the {a.performer}, not to a leg"
         return a, ""
 
+    def _waiting_attempt(self, attempt: str) -> tuple[Any, str]:
+        """(the attempt, "") when it waits for a person, else (it or None, why not)."""
+        a = self.engine.state.attempts.get(attempt)
+        if a is None:
+            return None, f"no attempt {attempt}"
+        if a.outcome is None and not a.unresolved:
+            return a, f"{attempt} is not waiting for a person"
+        return a, ""
+
     def on_allowance_requested(self, message: Any) -> str:
         """AttemptAllowanceRequested: grant the attempt's budget once; what was answered."""
         attempt = str(message.body.get("key", ""))
@@ -60,6 +89,9 @@ class Settler:
         if not attempt or attempt in self.allowed:
             return "answered before"
         self._fold()
+        not_ours = self._not_ours(attempt)
+        if not_ours:
+            return not_ours
         a, why = self._leg_attempt(attempt)
         if not why and a.outcome is not None:
             why = f"{attempt} has settled {a.outcome}"
@@ -84,7 +116,13 @@ class Settler:
         if not attempt or attempt in self.settled:
             return "answered before"
         self._fold()
-        a, why = self._leg_attempt(attempt)
+        not_ours = self._not_ours(attempt)
+        if not_ours:
+            return not_ours
+        if asked.get("resolved_by"):
+            a, why = self._waiting_attempt(attempt)
+        else:
+            a, why = self._leg_attempt(attempt)
         if not why and a.outcome is None:
             self.engine.inbox.append((attempt, a.performer, self._answer(attempt, asked)))
             self.engine.pump()
@@ -103,5 +141,7 @@ class Settler:
             for n, c in enumerate(asked.get("calls") or [])
         ]  # fmt: skip
         grant = self.grants.get(attempt, 0 if calls else None)
+        if asked.get("resolved_by"):
+            grant = None  # a person's decision spends nothing
         outcome = "succeeded" if asked.get("outcome") == "succeeded" else "failed"
         return Answer(outcome, str(asked.get("note", "")), calls=calls, grant=grant)

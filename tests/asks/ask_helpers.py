@@ -139,10 +139,11 @@ class Project:
             brief=lambda: brief or Brief("charter", "purpose"), provider=performers.provider,
             holder=holder, owner=owner, executor=executor or Inline(), say=said.append,
         )  # fmt: skip
-        return Node(record, memory, engine, intake, Settler(record, engine))
+        return Node(record, memory, engine, intake, Settler(record, engine, owner=owner))
 
-    def head(self, who: str = "org@box:c0ffee00", lease_s: float = 60.0) -> Head:
-        return Head(self.record(who), self.memory(), lease_s)
+    def head(self, who: str = "org@box:c0ffee00", lease_s: float = 60.0,
+             owner: str | None = None) -> Head:  # fmt: skip
+        return Head(self.record(who), self.memory(), lease_s, owner=owner)
 
     def rows(self, kind: Any = None, key: str | None = None) -> list[Row]:
         rows = Record.open(self.root).rows(kind=kind)

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from hale_runtime.asks.http_provider import (
+from hale_runtime.performers import Performers, plugin_manager
+from hale_runtime.performers.http_provider import (
     HttpProvider,
     ModelCallFailed,
     answer_of,
     model_plugins,
 )
-from hale_runtime.performers import Performers, plugin_manager
 
 ENV = {"HALE_DNA_MODEL_URL": "https://models.example/v1/", "HALE_DNA_MODEL": "small"}
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from ask_helpers import Project, ask_row, relayed
+from ask_helpers import Project, Scripted, ask_row, relayed
 
 from hale_runtime.engine import BudgetPolicy
 
@@ -111,3 +111,13 @@ def test_offered_body_is_json_plain(project: Project) -> None:
     node = project.node(leader=False)
     node.offer("i-1", objective="x")
     json.dumps(project.rows("intent.offered")[0].body)
+
+
+def test_checks_run_in_order_budget_before_the_plan_claim(project: Project) -> None:
+    provider = Scripted('{"kind": "product"}')
+    node = project.node(provider=provider, budget=BudgetPolicy("day", 1000))
+    project.record().append("model.called", "x", {"call": "x#0", "micros": 1000})
+    said = node.offer("i-1", objective="add a health check")
+    assert said.startswith("refused: budget exhausted")
+    assert provider.prompts == [] and not project.rows("claim.taken")
+    assert node.memory.claim("plan/i-1") is None

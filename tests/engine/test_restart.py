@@ -10,6 +10,9 @@ from click.testing import CliRunner
 from engine_helpers import Scripted, catalog_of, work
 
 from hale_runtime.cli import hale
+from hale_runtime.head.settle import Settler
+from hale_runtime.nerves import Message
+from hale_runtime.node.relay import message_of
 from hale_runtime.performers import ACTED, FAILED, SUCCEEDED, UNKNOWN, Answer, Reconciled
 
 
@@ -75,12 +78,24 @@ def test_one_that_cannot_say_waits_for_a_person(org, monkeypatch):
     r = runner.invoke(
         hale, ["dna", "effect", "resolve", "attempt:t1/wf1/s1/y/a0", "--outcome", "failed"]
     )
-    assert (r.exit_code, r.output) == (0, "attempt:t1/wf1/s1/y/a0 failed\n")
+    assert r.exit_code == 0 and r.output.startswith("attempt:t1/wf1/s1/y/a0 failed asked")
+    assert e.settled("t1") is None and not [
+        row for row in org.rows(kind="attempt.outcome") if row.key == "t1/wf1/s1/y/a0"
+    ]  # asked, the legs' way: the organization writes the outcome
+    again = runner.invoke(
+        hale, ["dna", "effect", "resolve", "attempt:t1/wf1/s1/y/a0", "--outcome", "failed"]
+    )
+    assert again.exit_code == 1 and "is asked already (failed)" in again.stderr
+    (asked,) = org.rows(kind="attempt.outcome.requested")
+    said = Settler(e.record, e).on_outcome_requested(Message(0, asked.kind, message_of(asked)))
+    assert said == "settled failed"  # the relayed ask, settled as a leg's is (head/settle.py)
+    (y,) = [row for row in org.rows(kind="attempt.outcome") if row.key == "t1/wf1/s1/y/a0"]
+    assert y.body["detail"] == "resolved by a person" and y.body["performer"] == "service"
     again = runner.invoke(
         hale, ["dna", "effect", "resolve", "attempt:t1/wf1/s1/y/a0", "--outcome", "failed"]
     )
     assert again.exit_code == 1 and "already has its outcome: failed" in again.stderr
-    e.pump()  # the organization folds the person's outcome: y failed, so it is tried again
+    e.pump()  # y failed, so it is tried again
     assert "attempt.admitted t1/wf1/s1/y/a1" in org.lines()
     assert e.settled("t1") == SUCCEEDED
     assert service.acted.count("t1/wf1/s1/y/a0") == 1

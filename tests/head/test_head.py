@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from ask_helpers import Project, age_claim, relayed
+from ask_helpers import Project, age_claim, ask_row, relayed
 
 from hale_runtime.engine import BudgetPolicy
 from hale_runtime.head import HeadRefused
@@ -152,6 +152,57 @@ def test_an_attempt_for_a_position_goes_only_to_the_leg_holding_it(project: Proj
     assert head.call("dna.attempt.claim", {"leg": B})["attempt"] == "t1/wf1/s0/h/a0"
 
 
+def test_over_a_shared_record_a_head_hands_only_its_organizations_attempts(
+    project: Project,
+) -> None:
+    for position, owner in (("leader", "acme"), ("ops", "globex")):
+        body = {"position": position, "holder": f"{owner}-body", "owner": owner}
+        project.record().append("position.filled", position, body)
+    acme = project.node("acme@box:c1", leader=False, owner="acme")
+    globex = project.node("globex@box:c2", leader=False, owner="globex")
+    assert acme.offer("i-1", objective="judge the readme", judgment=True) == "offered: t1"
+    assert globex.offer("i-2", objective="patch the deploy", to="position:ops") == "offered: t2"
+    globex.memory.set_holder("ops", B)
+    acmes, globexs = project.head(owner="acme"), project.head(owner="globex")
+    before = project.lines()
+    assert globexs.call("dna.attempt.claim", {"leg": A}) == {"attempt": None}
+    assert project.lines() == before  # acme's attempt is not globex's to hand: nothing written
+    assert acmes.call("dna.attempt.claim", {"leg": B})["attempt"] == "t1/wf1/s0/j/a0"
+    assert acmes.call("dna.attempt.claim", {"leg": A}) == {"attempt": None}  # t2 is globex's
+    assert globexs.call("dna.attempt.claim", {"leg": B})["attempt"] == "t2/wf1/s0/h/a0"
+
+
+def test_over_a_shared_record_only_the_owner_settles_a_legs_asks(project: Project) -> None:
+    body = {"position": "leader", "holder": "acme-body", "owner": "acme"}
+    project.record().append("position.filled", "leader", body)
+    acme = project.node("acme@box:c1", leader=False, owner="acme")
+    globex = project.node("globex@box:c2", leader=False, owner="globex")
+    assert acme.offer("i-1", objective="judge the readme", judgment=True) == "offered: t1"
+    head = project.head(owner="acme")
+    got = head.call("dna.attempt.claim", {"leg": A})
+    head.call("dna.attempt.allowance", _lease(got))
+    before = project.lines()
+    said = _settle(project, globex, "attempt.allowance.requested")
+    assert said == "not ours: t1/wf1/s0/j/a0 is owner acme's; globex answers nothing for it"
+    assert project.lines() == before
+    assert _settle(project, acme, "attempt.allowance.requested") == "granted 2000000"
+    head.call("dna.attempt.outcome", {**_lease(got), "outcome": "succeeded"})
+    before = project.lines()
+    assert _settle(project, globex, "attempt.outcome.requested").startswith("not ours")
+    assert project.lines() == before
+    assert _settle(project, acme, "attempt.outcome.requested") == "settled succeeded"
+
+
+def test_the_askers_owner_stands_for_the_head_when_the_record_names_none(
+    project: Project,
+) -> None:
+    node = project.node("acme@box:c1", leader=False, owner="acme")
+    row = ask_row(project, "judge it", judgment=True, owner="acme")
+    assert node.intake.on_intent_requested(relayed(row)) == "offered: t1"
+    assert project.head(owner="globex").call("dna.attempt.claim", {"leg": A}) == {"attempt": None}
+    assert project.head(owner="acme").call("dna.attempt.claim", {"leg": A})["attempt"]
+
+
 def test_an_outcome_twice_is_refused_the_second_time(project: Project) -> None:
     _judgments(project)
     head = project.head()
@@ -184,7 +235,7 @@ def test_bad_calls_are_refused(project: Project) -> None:
 
 
 def test_an_attempt_resolved_by_a_person_is_no_longer_a_legs(project: Project) -> None:
-    """`hale dna effect resolve` writes the attempt's outcome; the head reads it like any row."""
+    """An `attempt.outcome` another writer made (a settled resolve): the head reads it like any row."""
     _judgments(project, 2)
     head = project.head()
     got = head.call("dna.attempt.claim", {"leg": A})
@@ -193,3 +244,18 @@ def test_an_attempt_resolved_by_a_person_is_no_longer_a_legs(project: Project) -
     with pytest.raises(HeadRefused, match="is not open for a leg"):
         head.call("dna.attempt.outcome", {**_lease(got), "outcome": "succeeded"})
     assert head.call("dna.attempt.claim", {"leg": A})["attempt"] == "t2/wf1/s0/j/a0"
+
+
+def test_a_persons_resolve_goes_the_legs_way_and_is_refused_unless_waiting(
+    project: Project,
+) -> None:
+    """`hale dna effect resolve` asks by `attempt.outcome.requested`; the Settler checks it."""
+    node = _judgments(project)
+    attempt = "t1/wf1/s0/j/a0"
+    body = {"outcome": "succeeded", "note": "resolved by a person", "resolved_by": "ann@box:c1"}
+    project.record("ann@box:c1").append("attempt.outcome.requested", attempt, body)
+    said = _settle(project, node, "attempt.outcome.requested")
+    assert said == f"{attempt} is not waiting for a person"
+    assert not project.rows("attempt.outcome", attempt)
+    answered = project.rows("attempt.outcome.answered", attempt)[0].body
+    assert answered == {"settled": "", "why": said}

@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from hale_runtime.performers import hookimpl
+from hale_runtime.performers.hookspecs import hookimpl
 
 URL_ENV, MODEL_ENV, KEY_ENV = "HALE_DNA_MODEL_URL", "HALE_DNA_MODEL", "HALE_DNA_MODEL_KEY"
 CALL_ENV, IN_ENV, OUT_ENV = (
