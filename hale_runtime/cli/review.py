@@ -3,7 +3,10 @@
 `hale dna review` lists the open Reviews by family; `review <k:id>
 approve|reject` decides one, `review <family> approve` every open one of a
 family. Approving a practice ratifies it, and its ratify step declares the
-schedule its receipt carries (hale_runtime/schedules/review.py).
+schedule its receipt carries (hale_runtime/schedules/review.py). Once
+memory names who holds the Board, only its holder decides (exit 1). The
+verb syncs with the remote before it reads and after it writes, so a
+decision made on any clone reaches the organism.
 """
 
 from __future__ import annotations
@@ -21,12 +24,14 @@ def review(target: str | None, decision: str | None) -> None:
     from hale_runtime.project import NotAProject, find_root
     from hale_runtime.record import Record, RecordError
     from hale_runtime.schedules import review as reviews
+    from hale_runtime.schedules.ask import sync_quietly
 
     try:
         root = find_root()
         record = Record.open(root)
     except (NotAProject, RecordError) as error:
         fail(str(error))
+    sync_quietly(record)
     if target is None:
         for line in reviews.review_lines(record):
             click.echo(line)
@@ -38,6 +43,10 @@ def review(target: str | None, decision: str | None) -> None:
     found = reviews.targets(record, target)
     if not found:
         fail(f"no open Review {target} (`hale dna review` lists them)")
+    why = reviews.board_refusal(root, record.who)
+    if why:
+        fail(f"review {target}: refused: {why}")
     for r in found:
         for line in reviews.decide(root, record, r, decision == "approve"):
             click.echo(line)
+    sync_quietly(record)

@@ -111,7 +111,9 @@ def project_memory(root: Path) -> Any | None:
 
 
 def pause_or_resume(record: Record, id: str, pause: bool) -> tuple[bool, str]:
-    """(whether a row was written, the line to print); KeyError when no such schedule."""
+    """(whether a row was written, the line to print); KeyError when no such schedule.
+    The clone syncs first, so it reads the schedule as the remote has it."""
+    sync_quietly(record)
     held = fold_of(record).schedules[id]
     if pause and held.paused:
         return False, f"schedule {id} is already paused (nothing written)"

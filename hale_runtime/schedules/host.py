@@ -144,7 +144,7 @@ class ScheduleHost:
         return not listed or f"store:{store}" in listed
 
     def is_holder(self, who: str, holder: str) -> bool:
-        return who == holder or who.partition("@")[0] == holder
+        return is_holder(who, holder)
 
     # -- the engine and the record ----------------------------------------------------
     def admit(self, schedule: str, at: int) -> str:
@@ -166,6 +166,11 @@ class ScheduleHost:
             "to": stamp(last),
         }
         self.rows.append(("schedule.missed", schedule, body))
+
+
+def is_holder(who: str, holder: str) -> bool:
+    """Whether `who` (a writer, `<name>@<host>:<clone>`) is `holder`, or is named by it."""
+    return who == holder or who.partition("@")[0] == holder
 
 
 def bindings() -> dict[str, Any]:

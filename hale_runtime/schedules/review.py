@@ -8,6 +8,11 @@ through the Scheduler's own checks, exactly as a request would be. The
 ratification stands whatever the declaration becomes; the step says what
 happened on the `practice.ratified` row and on the verb's output, and a
 refusal is its own `schedule.refused` row.
+
+The Board decides. Once memory's graph names who holds the Board, a Review
+is decided only by its holder (`board_refusal`); while nobody holds it, or
+no memory is named, whoever runs the verb decides: the same fallback as
+who may ask for a schedule (`may_ask` in dna/core/scheduler.hl).
 """
 
 from __future__ import annotations
@@ -81,6 +86,23 @@ def targets(record: Record, target: str) -> list[Review]:
     return [r for r in every if r.family == target and r.decision is None]
 
 
+def board_refusal(root: Path, who: str) -> str:
+    """Why `who` may not decide a Review, or "" (the Board's holder, or nobody's yet)."""
+    from hale_runtime.schedules.ask import project_memory
+    from hale_runtime.schedules.host import is_holder
+
+    memory = project_memory(root)
+    if memory is None:
+        return ""
+    try:
+        board = memory.holder_of("board") or ""
+    finally:
+        memory.close()
+    if not board or is_holder(who, board):
+        return ""
+    return f"{who} does not hold the Board ({board} does), and only the Board decides a Review"
+
+
 def decide(root: Path, record: Record, review: Review, approve: bool) -> list[str]:
     """Decide one Review; the lines to print."""
     if review.decision is not None:
@@ -135,10 +157,14 @@ def _declare(root: Path, record: Record, terms: Any, source: dict[str, Any]) -> 
         record.append("schedule.refused", terms.id, {**terms.as_body(), "reason": why, **source})
         return Decision(False, why)
     memory = project_memory(root)
-    host = ScheduleHost(catalog, memory)
-    decision = decide(Scheduler(root), host, fold_of(record), terms, record.clock(), source)
-    if decision.rows:
-        record.append_many(decision.rows)
-    if decision.declared and not decision.unchanged:
-        put_rhythm(memory, terms)
+    try:
+        host = ScheduleHost(catalog, memory)
+        decision = decide(Scheduler(root), host, fold_of(record), terms, record.clock(), source)
+        if decision.rows:
+            record.append_many(decision.rows)
+        if decision.declared and not decision.unchanged:
+            put_rhythm(memory, terms)
+    finally:
+        if memory is not None:
+            memory.close()
     return decision

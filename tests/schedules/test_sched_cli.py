@@ -198,3 +198,24 @@ def test_show_processes_ends_with_one_line_a_rhythm(org, snapshot):
     result = hale_cli(org.root, "show", "processes")
     assert result.exit_code == 0
     assert result.output == snapshot
+
+
+def test_pause_from_a_clone_that_has_not_synced_reads_the_remote_first(org, tmp_path):
+    import pygit2
+
+    remote = tmp_path / "remote.git"
+    pygit2.init_repository(str(remote), bare=True)
+    pygit2.Repository(str(org.root)).remotes.create("origin", str(remote))
+    org.record.sync()
+    clone = tmp_path / "clone"
+    pygit2.clone_repository(str(remote), str(clone))
+    (clone / "dna" / "org").mkdir(parents=True)
+    (clone / "dna" / "org" / "main.hl").write_text("// a clone\n")
+    Record.open(clone).sync()
+    org.ask(terms())  # declared after the clone last synced
+    org.record.sync()
+    result = hale_cli(clone, "schedule", "pause", "nightly", env=ANN)
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith("schedule nightly paused (schedule.paused;")
+    org.record.sync()
+    assert [r.who for r in org.rows("schedule.paused")] == ["ann@desk:c0ffee00"]
