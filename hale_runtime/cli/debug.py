@@ -3,7 +3,8 @@
 Opens the record of the project it runs in (no node needed), builds the
 debugger's model from its rows and runs the app; the Scheduler for genome
 stepping is built only when `s` is first pressed. Follow mode re-reads the
-record for rows appended since.
+record for rows appended since. `--fn file.hl:fn` (with `--arg` JSON values)
+calls any fn of the genome with the debug hooks on and opens on its steps.
 """
 
 from __future__ import annotations
@@ -22,6 +23,10 @@ from hale_runtime.project import NotAProject, find_root
 @click.option("--break-kind", "kinds", multiple=True, help="Stop `c` on rows of this kind.")
 @click.option("--break-key", "keys", multiple=True, help="Stop `c` on rows whose key starts so.")
 @click.option("--hl-break", "hl", multiple=True, help="A genome breakpoint: scheduler.hl:230.")
+@click.option("--fn", "target", help="Step a genome fn first: dna/org/models.hl:org_budget.")
+@click.option(
+    "--arg", "args", multiple=True, help="An argument of --fn as JSON (repeat, in order)."
+)
 @click.option(
     "--budget-window",
     type=click.Choice(["day", "week", "none"]),
@@ -29,11 +34,13 @@ from hale_runtime.project import NotAProject, find_root
 )
 @click.option("--allowance", type=int, help="The budget's allowance in µ$ (default: the genome's).")
 def debug(task: str | None, follow: bool, kinds: tuple[str, ...], keys: tuple[str, ...],
-          hl: tuple[str, ...], budget_window: str | None, allowance: int | None) -> None:  # fmt: skip
+          hl: tuple[str, ...], target: str | None, args: tuple[str, ...],
+          budget_window: str | None, allowance: int | None) -> None:  # fmt: skip
     """Step through the record's executions and the Scheduler's code behind them."""
+    from hale_lang.diagnostics import HaleError
     from hale_runtime.record import Record, RecordError
     from hale_runtime.tui.app import DebugApp
-    from hale_runtime.tui.genome import load_scheduler, parse_breakpoint
+    from hale_runtime.tui.genome import load_scheduler, parse_breakpoint, record_fn
     from hale_runtime.tui.model import DebugModel
 
     try:
@@ -41,8 +48,11 @@ def debug(task: str | None, follow: bool, kinds: tuple[str, ...], keys: tuple[st
         record = Record.open(root)
         rows = record.rows()
         breaks = [parse_breakpoint(b) for b in hl]
+        trace = record_fn(root, target, args) if target else None
     except (NotAProject, RecordError, ValueError) as exc:
         fail(str(exc))
+    except HaleError as exc:
+        fail(f"--fn {target}: {str(exc).splitlines()[0]}")
     model = DebugModel(rows, task, _budget(root, budget_window, allowance))
     if task and not model.has_task(task):
         fail(f"no task {task} in the record")
@@ -55,6 +65,7 @@ def debug(task: str | None, follow: bool, kinds: tuple[str, ...], keys: tuple[st
         scheduler=lambda: load_scheduler(root),
         hl_breaks=breaks,
         follow=follow,
+        trace=trace,
     )
     app.run()
 

@@ -2,7 +2,8 @@
 
 Keys call one model method and redraw the panes (`refresh_panes`); nothing
 here decides what a step means. Follow mode polls the record for rows
-appended since and keeps the cursor on the last. `s` re-runs the Scheduler
+appended since and keeps a cursor on the last row on the last (one stepped
+back stays put; `G` goes back to the tail). `s` re-runs the Scheduler
 tick behind the cursor row with the language's debug hooks (genome.py) and
 opens the GenomeScreen on its trace, where stepping walks the recorded
 statements both ways.
@@ -20,7 +21,7 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Footer, Input, Static
 
 from hale_runtime.record import Row
-from hale_runtime.tui.genome import Stepper, replay_tick
+from hale_runtime.tui.genome import Stepper, Trace, replay_tick
 from hale_runtime.tui.model import DebugModel
 from hale_runtime.tui.widgets import Detail, LocalsView, SourceView, Timeline, TreeView
 
@@ -108,7 +109,7 @@ GENOME_KEYS: list[BindingType] = [
 
 
 class GenomeScreen(Screen[None]):
-    """Statement by statement through one recorded Scheduler tick."""
+    """Statement by statement through one recorded Scheduler tick (or fn)."""
 
     BINDINGS: ClassVar[list[BindingType]] = GENOME_KEYS
 
@@ -173,7 +174,8 @@ class GenomeScreen(Screen[None]):
             self.refresh_panes()
 
     def action_help(self) -> None:
-        self.app.push_screen(HelpScreen(GENOME_KEYS, "genome stepping: one Scheduler tick"))
+        title = f"genome stepping: {self.stepper.trace.title}"
+        self.app.push_screen(HelpScreen(GENOME_KEYS, title[:76]))
 
     def action_close(self) -> None:
         self.dismiss(None)
@@ -226,6 +228,7 @@ class DebugApp(App[None]):
         scheduler: Callable[[], Any] | None = None,
         hl_breaks: Sequence[tuple[str, int]] = (),
         follow: bool = False,
+        trace: Trace | None = None,
     ):
         super().__init__()
         self.model, self.source = model, source
@@ -234,6 +237,7 @@ class DebugApp(App[None]):
         self.following = False
         self._follow_at_start = follow
         self._timer: Any = None
+        self._trace_at_start = trace
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """The record's keys act (and show in the footer) on the main screen only."""
@@ -258,6 +262,8 @@ class DebugApp(App[None]):
         if self._follow_at_start:
             self.action_follow()
         self.refresh_panes()
+        if self._trace_at_start is not None:  # `--fn`: open on the fn's trace
+            self.step_trace(self._trace_at_start)
 
     def refresh_panes(self) -> None:
         m = self.model
@@ -346,17 +352,21 @@ class DebugApp(App[None]):
         else:
             self.following = True
             self._timer = self.set_interval(FOLLOW_S, self.poll)
+            self.model.end()
             self.poll()
         self.refresh_panes()
 
     def poll(self) -> int:
-        """Take rows appended since; while following, the cursor stays on the last."""
+        """Take rows appended since; while following, a cursor on the last row
+        moves on to the new last one (one stepped back stays where it is)."""
         if self.source is None:
             return 0
-        added = self.model.extend(self.source(len(self.model.rows)))
-        if self.following:
-            self.model.end()
-        if added or self.following:
+        m = self.model
+        at_end = m.pos == len(m.visible) - 1
+        added = m.extend(self.source(len(m.rows)))
+        if added:
+            if self.following and at_end:
+                m.end()
             self.refresh_panes()
         return added
 
@@ -378,6 +388,10 @@ class DebugApp(App[None]):
             m.message = f"the Scheduler does not build: {str(exc).splitlines()[0]}"
             self.refresh_panes()
             return
+        self.step_trace(trace)
+
+    def step_trace(self, trace: Trace) -> None:
+        """Open the genome screen on `trace`, run to the first breakpoint if any."""
         stepper = Stepper(trace, sorted(self.hl_breaks))
         if stepper.breakpoints:
             stepper.continue_()

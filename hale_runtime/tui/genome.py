@@ -9,7 +9,8 @@ an occurrence's admission returns the task the record admitted under its
 ask, `is_open` whether that task had settled by then, and the rows the tick
 decides are collected, not written. A Recorder hook takes a snapshot at
 every statement (where, the call stack, each local's text) and at every
-return, up to a cap. The Stepper walks the frames: forward, back, over a
+return, up to a cap; `record_fn` records any fn of a genome file the same
+way (`hale dna debug --fn file.hl:fn`). The Stepper walks the frames: forward, back, over a
 call, out of one, and on to a breakpoint on a `.hl` line.
 """
 
@@ -44,6 +45,7 @@ class TraceFrame(NamedTuple):
 @dataclass
 class Trace:
     title: str
+    what: str = "tick"  # the fn stepped, as the panes name it
     frames: list[TraceFrame] = field(default_factory=list)
     sources: dict[str, list[str]] = field(default_factory=dict)
     result: str = ""
@@ -98,14 +100,19 @@ class Recorder:
 
 
 def record_call(program: Any, module: str, fn: str, args: Sequence[object], title: str,
-                cap: int = MAX_FRAMES) -> Trace:  # fmt: skip
-    """Call `fn` of `module` with hooks on; the trace of every statement it ran."""
+                cap: int = MAX_FRAMES, json_args: bool = False) -> Trace:  # fmt: skip
+    """Call `fn` of `module` with hooks on; the trace of every statement it ran.
+    With `json_args`, the arguments are JSON data converted to the parameters' types."""
     from hale_lang.diagnostics import HaleError
 
-    trace = Trace(title)
+    trace = Trace(title, fn)
     program.set_hooks(Recorder(trace, cap))
     try:
-        trace.result = show_value(program.call(module, fn, *args))
+        if json_args:
+            value = program.call_json(module, fn, list(args))
+        else:
+            value = program.call(module, fn, *args)
+        trace.result = show_value(value)
     except TraceFull as full:
         trace.error = str(full)
     except HaleError as exc:
@@ -115,6 +122,42 @@ def record_call(program: Any, module: str, fn: str, args: Sequence[object], titl
     for path in {f.path for f in trace.frames}:
         trace.sources[path] = source_lines(program, path)
     return trace
+
+
+def parse_target(text: str) -> tuple[str, str]:
+    """`dna/org/models.hl:org_budget` -> ("dna/org/models.hl", "org_budget")."""
+    path, _, fn = text.rpartition(":")
+    if not path.endswith(".hl") or not fn.isidentifier():
+        raise ValueError(f"--fn is <file.hl>:<fn>, not {text!r}")
+    return path, fn
+
+
+def record_fn(root: Path, target: str, args: Sequence[str] = (), cap: int = MAX_FRAMES) -> Trace:
+    """Build the genome file of `target` (`<file.hl>:<fn>`, the file under `root`)
+    and call its fn with `args` (JSON texts) with hooks on; raises ValueError on
+    a bad target or argument, HaleError when the file does not build or has no
+    such fn (or takes other arguments)."""
+    import json
+
+    from hale_lang.build import build
+
+    path, fn = parse_target(target)
+    file = Path(path)
+    module = (file.resolve().relative_to(root.resolve()) if file.is_absolute() else file).as_posix()
+    if not (root / module).is_file():
+        raise ValueError(f"no file {module} in the genome at {root}")
+    values = []
+    for n, text in enumerate(args, 1):
+        try:
+            values.append(json.loads(text))
+        except ValueError as exc:
+            raise ValueError(f"--arg {n} is not JSON: {exc}") from None
+    program = build(root, [module])
+    meta = program.fn(module, fn)  # an unknown fn is refused here, not traced
+    if len(values) != len(meta.params):
+        raise ValueError(f"{fn} takes {len(meta.params)} argument(s), {len(values)} given (--arg)")
+    title = f"{module}:{fn}({', '.join(args)})"
+    return record_call(program, module, fn, values, title, cap, json_args=True)
 
 
 def source_lines(program: Any, path: str) -> list[str]:

@@ -31,7 +31,8 @@ def clock_text(at: int) -> str:
 
 
 class Timeline(Static):
-    """The record as rows: a marker column, seq, time, kind, key, who."""
+    """The record as rows: a marker column, seq, kind, key, time, who (a narrow
+    pane cuts the line: the row pane repeats the whole of it)."""
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
         "timeline--cursor", "timeline--failure", "timeline--break"
@@ -124,6 +125,8 @@ class TreeView(Static):
 
     def _line(self, text: Text, line: TreeLine, here: bool) -> None:
         style = self.get_component_rich_style(f"tree--{line.state}")
+        if here:  # reverse video too: the ◀ at the end is cut on a narrow pane
+            style += self.get_component_rich_style("tree--here")
         text.append("  " * line.depth)
         text.append(f"{GLYPH[line.state]} {line.label} {line.state}", style=style)
         if line.note:
@@ -218,7 +221,7 @@ class SourceView(Static):
     def show(self) -> None:
         st, f = self.stepper, self.stepper.frame
         if f is None:
-            self.update("the tick ran no statement")
+            self.update(f"{st.trace.what} ran no statement")
             return
         lines = st.trace.sources.get(f.path, [])
         height = max(self.size.height, 1)
@@ -265,7 +268,7 @@ class LocalsView(Static):
         if tr.error:
             text.append(f"{tr.error}\n", style="italic")
         if st.pos == len(tr.frames) - 1 or not tr.frames:
-            text.append(f"tick returned {tr.result}\n", style="bold")
+            text.append(f"{tr.what} returned {tr.result}\n", style="bold")
             for kind, key, body in tr.decided:
                 text.append(f" {kind} {key} {json.dumps(body, sort_keys=True)}\n")
         self.update(text)

@@ -166,3 +166,25 @@ def nested(root: Path) -> Path:
     assert e.cancel("t1", by="board") == ""
     e.pump()
     return root
+
+
+SUMS = """// a genome file for `hale dna debug --fn`
+fn total(xs: List<Int>) -> Int {
+    let sum = 0;
+    for x in xs {
+        sum = sum + double(x);
+    }
+    return sum;
+}
+
+fn double(x: Int) -> Int {
+    return x * 2;
+}
+"""
+
+
+def with_sums(root: Path) -> Path:
+    """A project with no rows and dna/org/sums.hl (SUMS); returns root."""
+    engine_in(root, {})
+    (root / "dna" / "org" / "sums.hl").write_text(SUMS)
+    return root

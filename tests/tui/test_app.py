@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 import functools
 
+from textual.widgets import Static
+
 from hale_runtime.tui.app import DebugApp, GenomeScreen, HelpScreen
 from hale_runtime.tui.model import DebugModel
 from hale_runtime.tui.widgets import Detail, LocalsView, SourceView, Timeline, TreeView
@@ -79,6 +81,7 @@ async def test_search_and_filter_prompts(rows):
 
 @sync
 async def test_follow_mode_tails_rows_as_they_arrive(rows):
+    rows = list(rows)  # rows arrive below: the session's list stays as it is
     have = {"n": 20}
 
     def source(since: int) -> list:
@@ -92,6 +95,16 @@ async def test_follow_mode_tails_rows_as_they_arrive(rows):
         assert app.poll() == len(rows) - 20
         await pilot.pause()
         assert app.model.row.seq == len(rows) and "following" in text(app, "#bar")
+        await pilot.press("k", "k")  # stepping back while following: the cursor stays
+        await pilot.pause(0.7)  # a poll or more, with nothing new
+        assert app.model.row.seq == len(rows) - 2
+        rows.append(rows[-1]._replace(seq=len(rows) + 1))  # a row arrives
+        have["n"] = len(rows)
+        assert app.poll() == 1 and app.model.row.seq == len(rows) - 3
+        await pilot.press("G")  # back on the tail: the next row takes it on
+        rows.append(rows[-1]._replace(seq=len(rows) + 1))
+        have["n"] = len(rows)
+        assert app.poll() == 1 and app.model.row.seq == len(rows)
         await pilot.press("f")
         assert not app.following
 
@@ -170,3 +183,28 @@ async def test_the_genome_screen_reports_a_broken_scheduler(rows):
         await pilot.press("s")
         assert "the Scheduler does not build" in text(app, "#status")
         assert not isinstance(app.screen, GenomeScreen)
+
+
+@sync
+async def test_a_genome_fn_opens_on_its_steps_and_escape_goes_to_the_record(tmp_path):
+    import scenario
+
+    from hale_runtime.tui.genome import record_fn
+
+    root = scenario.with_sums(tmp_path / "p")
+    trace = record_fn(root, "dna/org/sums.hl:total", ["[1, 2, 3]"])
+    app = DebugApp(DebugModel([]), trace=trace, hl_breaks=[("sums.hl", 11)])
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, GenomeScreen)
+        assert "sums.hl:11 in double" in text(app, "#bar")  # ran to the breakpoint
+        assert "▶●  11     return x * 2;" in text(app, SourceView)
+        assert " x = 1\n" in text(app, LocalsView)
+        await pilot.press("c", "c")
+        assert " x = 3\n" in text(app, LocalsView)
+        await pilot.press("u", "o", "o")
+        assert "total returned 12" in text(app, LocalsView)
+        await pilot.press("question_mark")
+        assert "dna/org/sums.hl:total([1, 2, 3])" in str(app.screen.query_one(Static).content)
+        await pilot.press("escape", "escape")
+        assert not isinstance(app.screen, GenomeScreen) and "no rows" in text(app, Timeline)

@@ -49,3 +49,18 @@ def test_the_budget_pane_folds_with_the_genomes_org_budget(tmp_path, monkeypatch
     assert app.model.budget.policy == BudgetPolicy("day", 25_000_000)
     result, (app,) = invoke(tmp_path / "p", monkeypatch, "--allowance", "5")
     assert app.model.budget.policy == BudgetPolicy("day", 5)
+
+
+def test_debug_fn_steps_a_genome_fn(tmp_path, monkeypatch):
+    import scenario
+
+    root = scenario.with_sums(tmp_path / "p")
+    args = ["--fn", "dna/org/sums.hl:total", "--arg", "[4, 5]", "--hl-break", "sums.hl:11"]
+    result, (app,) = invoke(root, monkeypatch, *args)
+    assert result.exit_code == 0, result.output
+    assert app._trace_at_start.result == "18" and app.hl_breaks == {("sums.hl", 11)}
+    result, opened = invoke(root, monkeypatch, "--fn", "dna/org/sums.hl:nope")
+    assert result.exit_code == 1 and "no fn `nope` in `dna/org/sums.hl`" in result.output
+    result, opened = invoke(root, monkeypatch, "--fn", "dna/org/sums.hl:total", "--arg", "[")
+    assert result.exit_code == 1 and "--arg 1 is not JSON" in result.output
+    assert opened == []

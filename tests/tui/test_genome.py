@@ -76,3 +76,40 @@ def test_breakpoints_are_file_and_line():
 def test_a_trace_stops_at_its_cap(rows, scheduler):
     trace = replay_tick(rows, 44, scheduler, cap=5)
     assert len(trace.frames) == 5 and trace.error == "stopped after 5 steps"
+
+
+def test_any_genome_fn_is_recorded_with_its_locals(tmp_path):
+    import scenario
+
+    from hale_runtime.tui.genome import record_fn
+
+    root = scenario.with_sums(tmp_path / "p")
+    trace = record_fn(root, "dna/org/sums.hl:total", ["[1, 2, 3]"])
+    assert (trace.what, trace.result, trace.error) == ("total", "12", "")
+    assert trace.title == "dna/org/sums.hl:total([1, 2, 3])"
+    assert trace.sources["dna/org/sums.hl"][1].startswith("fn total(")
+    st = Stepper(trace, [("sums.hl", 11)])
+    assert st.continue_() and st.frame.fn == "double" and dict(st.frame.locals)["x"] == "1"
+    assert [s.split(":")[0] for s in st.frame.stack] == ["total", "double"]
+    st.out()
+    assert st.frame.event == "return" and st.frame.value == "2"
+    st.step(1)
+    assert dict(st.frame.locals)["sum"] == "2"  # what double returned, added
+    assert st.continue_() and dict(st.frame.locals)["x"] == "2"
+
+
+def test_a_bad_fn_target_is_refused(tmp_path):
+    import scenario
+
+    from hale_lang.diagnostics import HaleError
+    from hale_runtime.tui.genome import parse_target, record_fn
+
+    root = scenario.with_sums(tmp_path / "p")
+    assert parse_target("dna/org/sums.hl:total") == ("dna/org/sums.hl", "total")
+    for target, args in [("sums.hl", []), ("dna/org/nope.hl:total", []),
+                         ("dna/org/sums.hl:total", ["[1"]), ("dna/org/sums.hl:total", [])]:  # fmt: skip
+        with pytest.raises(ValueError):
+            record_fn(root, target, args)
+    with pytest.raises(HaleError):
+        record_fn(root, "dna/org/sums.hl:nope")
+    assert "must be a `List<Int>`" in record_fn(root, "dna/org/sums.hl:total", ["1"]).error
