@@ -122,15 +122,17 @@ def status(as_json: bool) -> None:
 @click.group("body", invoke_without_command=True)
 @click.pass_context
 def body(ctx: click.Context) -> None:
-    """Who runs this record's body (the body lease)."""
+    """Who runs this record's body (the body lease; this owner's, with HALE_DNA_OWNER)."""
     if ctx.invoked_subcommand is not None:
         return
+    from hale_runtime.node.lease import OWNER_ENV
     from hale_runtime.node.status import read_lease
     from hale_runtime.record import Record, RecordError
 
     root = _root()
+    owner = os.environ.get(OWNER_ENV) or None
     try:
-        lease, where = read_lease(root, Record.open(root), _settings().git_timeout_s)
+        lease, where = read_lease(root, Record.open(root), _settings().git_timeout_s, owner)
     except RecordError as error:
         fail(str(error))
     click.echo(f"body: {lease.describe() if lease else 'nobody holds the lease'} ({where})")

@@ -16,7 +16,7 @@ asserts on each tick, with no network call.
 
 Taking succeeds when the lease is absent, released, expired, or already the
 same holder's (a clone restarting takes its lease straight back); the token
-rises by one on every take. Renewing and releasing swap on the exact blob
+rises by one on every take. Renewing and releasing swap on the exact commit
 this holder last wrote (or the fence adopted), so a lease that moved meanwhile is reported lost.
 Objects are made and read locally with pygit2; every call that moves a ref
 or reaches a remote is a bounded `git` subprocess (git.py).
@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -112,12 +113,14 @@ class BodyLease:
         length_s: float,
         timeout_s: float,
         owner: str | None = None,
+        clock: Callable[[], int] | None = None,
     ):
         self.root, self.holder, self.remote = Path(root), holder, remote
+        self.clock = clock or now_ms  # this machine's wall clock, ms; tests skew it
         self.ref = lease_ref(owner)
         self.repo = pygit2.Repository(str(self.root))
         self.length_s, self.timeout_s = length_s, timeout_s
-        self.oid: str | None = None  # the blob this holder last wrote (or read, when adopting)
+        self.oid: str | None = None  # the commit this holder last wrote (or read, when adopting)
         self.lease: Lease | None = None
 
     @property
@@ -127,7 +130,7 @@ class BodyLease:
     # ---- reading ---------------------------------------------------------------
 
     def read(self) -> tuple[str | None, Lease | None]:
-        """(blob id, lease) where the lease lives: the remote when there is one."""
+        """(commit id, lease) where the lease lives: the remote when there is one."""
         if self.remote is None:
             return self._read_ref(self.ref)
         done = self._git(
@@ -162,7 +165,8 @@ class BodyLease:
         """Take the lease (LeaseHeld when it is someone else's and live, unless `force`)."""
         for _ in range(5):
             oid, current = self.read()
-            if current and current.holder != self.holder and current.live() and not force:
+            live = current is not None and current.live(self.clock())
+            if current and current.holder != self.holder and live and not force:
                 raise LeaseHeld(current)
             token = current.token + 1 if current else 1
             if self._swap(oid, Lease(self.holder, token, self._until())):
@@ -181,9 +185,17 @@ class BodyLease:
         """Extend the held lease by its length from now; LeaseHeld if it moved."""
         if self.lease is None:
             raise LeaseHeld(None, "no lease to renew")
-        if not self._swap(self.oid, Lease(self.holder, self.lease.token, self._until())):
-            _, now_there = self.read()
+        token = self.lease.token
+        if self._swap(self.oid, Lease(self.holder, token, self._until())):
+            return self.lease
+        # Refused. Still ours (holder and token) means it is a write of ours this
+        # object did not record (a push that landed but a local ref that was
+        # locked, say): swap on what is there. Anything else moved it.
+        oid, now_there = self.read()
+        if now_there is None or now_there.holder != self.holder or now_there.token != token:
             raise LeaseHeld(now_there)
+        if not self._swap(oid, Lease(self.holder, token, self._until())):
+            raise LeaseHeld(self.read()[1])
         return self.lease
 
     def release(self) -> bool:
@@ -204,10 +216,10 @@ class BodyLease:
         return False
 
     def _until(self) -> int:
-        return now_ms() + int(self.length_s * 1000)
+        return self.clock() + int(self.length_s * 1000)
 
     def _swap(self, old: str | None, new: Lease) -> bool:
-        """Write `new` in place of blob `old`; False when the lease was not at `old`."""
+        """Write `new` in place of commit `old`; False when the lease was not at `old`."""
         oid = self._write(new)
         if self.remote is not None and not self._push(old, oid):
             return False
@@ -221,7 +233,7 @@ class BodyLease:
         blob = self.repo.create_blob(lease.encode())
         builder = self.repo.TreeBuilder()
         builder.insert(LEASE_FILE, blob, pygit2.enums.FileMode.BLOB)
-        sig = pygit2.Signature(*SIGNATURE, max(lease.until, now_ms()) // 1000, 0)
+        sig = pygit2.Signature(*SIGNATURE, max(lease.until, self.clock()) // 1000, 0)
         message = f"body lease: {lease.holder} token {lease.token}\n"
         return str(self.repo.create_commit(None, sig, sig, message, builder.write(), []))
 
@@ -229,7 +241,9 @@ class BodyLease:
         expect = f"--force-with-lease={self.ref}:{old or ''}"
         done = self._git(["push", "-q", expect, self.remote, f"{oid}:{self.ref}"], check=False)
         if done.returncode == 0:
-            self._git(["update-ref", self.tracking, oid])
+            # only a cache of the remote (read() fetches it afresh): a reader in this
+            # clone holding its lock must not turn a push that landed into a failure
+            self._git(["update-ref", self.tracking, oid], check=False)
             return True
         err = done.stderr.decode(errors="replace")
         if any(word in err for word in REFUSED_WORDS):

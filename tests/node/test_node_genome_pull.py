@@ -3,7 +3,9 @@ not build is a `node.build_failed` row and the last good one keeps serving."""
 
 from __future__ import annotations
 
-from node_helpers import hale, push_genome, sh
+from node_helpers import hale, push_genome, sh, wait_for
+
+from hale_runtime.memory import open_memory
 
 POLL = {"HALE_DNA_GENOME_POLL": "0.5"}
 
@@ -42,4 +44,29 @@ def test_a_new_genome_is_pulled_and_a_broken_one_is_not_served(forge, make_clone
     assert broken in failed.stdout and "error" in failed.stdout
     status = hale(a, "dna", "status").stdout
     assert f"build failed: {broken[:7]}" in status
+    assert node.stop() == 0
+
+
+def test_a_poll_of_0_never_pulls(forge, make_clone, nodes):
+    """HALE_DNA_GENOME_POLL=0: a moved forge is not looked at; the node ticks on."""
+    _, src = forge
+    a = make_clone("a")
+    first_commit = sh(src, "git", "rev-parse", "HEAD")
+    node = nodes(a, env={"HALE_DNA_GENOME_POLL": "0"})
+    node.wait_running()
+    push_genome(src, "dna/org/purpose.hl", (src / "dna/org/purpose.hl").read_text() + "//\n")
+    memory = open_memory(a / ".git/hale/memory.sqlite3")
+    ticks: set[int] = set()
+
+    def ticked() -> bool:
+        (beat,) = memory.nodes("node")
+        ticks.add(beat.props["last_tick"])
+        return len(ticks) >= 10
+
+    try:
+        wait_for(ticked, 30, "ten ticks", 0.05)  # 2 s: a poll of 0.5 s would have stopped it
+    finally:
+        memory.close()
+    assert node.proc.poll() is None, node.log()
+    assert genome_line(a) == f"genome: {first_commit[:7]}"
     assert node.stop() == 0

@@ -122,3 +122,46 @@ def test_a_second_host_in_the_same_clone_is_refused(make_clone, nodes):
     assert f"already runs in this clone (pid {first.proc.pid})" in second.log()
     assert alive(kids["organization"]) and first.proc.poll() is None
     assert first.stop() == 0
+
+
+def test_each_owner_has_its_own_body_over_a_shared_record(make_clone):
+    """HALE_DNA_OWNER picks the lease every `hale dna body` verb works on."""
+    a, b = make_clone("a"), make_clone("b")
+    ann, bob = {"HALE_DNA_OWNER": "ann"}, {"HALE_DNA_OWNER": "bob"}
+    taken = hale(a, "dna", "body", "claim", env=ann)
+    assert taken.returncode == 0, taken.stderr
+    holder = taken.stdout.split()[1]
+    assert holder in hale(b, "dna", "body", env=ann).stdout  # read at the remote
+    assert "nobody holds the lease" in hale(b, "dna", "body", env=bob).stdout
+    assert "nobody holds the lease" in hale(b, "dna", "body").stdout  # the record's one body
+    assert hale(b, "dna", "body", "claim", env=bob).returncode == 0  # another owner's
+    assert hale(b, "dna", "body", "claim", env=ann).returncode == 3
+    assert hale(b, "dna", "body", "release", env=ann).returncode == 3  # not b's to give
+    assert hale(a, "dna", "body", "release", env=ann).returncode == 0
+    assert "released" in hale(b, "dna", "body", env=ann).stdout
+    assert hale(b, "dna", "body", env=bob).stdout.split()[1] != holder
+
+
+def test_the_fence_never_waits_on_the_host(make_clone, nodes):
+    """A host stopped (SIGSTOP) past the lease's life: the fence renews on
+    regardless, so the body is still live when the host wakes and ticks on."""
+    from hale_runtime.node.lease import BodyLease
+
+    a = make_clone("a")
+    node = nodes(a)
+    kids = node.wait_running()
+    remote = BodyLease(make_clone("watcher"), "", "origin", LEASE_S, 5.0)  # reads at origin
+    os.kill(node.proc.pid, signal.SIGSTOP)
+    try:
+        stopped_at = remote.read()[1]
+        wait_for(
+            lambda: remote.read()[1].until > stopped_at.until + LEASE_S * 1000,
+            LEASE_S * 3,
+            "the fence to renew past the lease the host last saw",
+            0.2,
+        )
+        assert remote.read()[1].token == stopped_at.token
+    finally:
+        os.kill(node.proc.pid, signal.SIGCONT)
+    assert alive(kids["organization"]) and alive(kids["fence"])
+    assert node.stop() == 0, node.log()

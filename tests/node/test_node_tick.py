@@ -33,6 +33,10 @@ def test_a_node_projects_relays_answers_and_restarts(make_clone, nodes):
     (me,) = status["nodes"]
     assert status["lease"]["holder"] == me["holder"] and status["lease"]["live"]
     assert me["last_tick"] and me["memory"].startswith("sqlite://")
+    assert me["nerves"] == me["memory"] and me["genome"]  # the nerves ride on memory
+    shown = hale(a, "dna", "status").stdout
+    for line in ("genome: ", "lease: ", "last tick: ", "memory: sqlite://", "nerves: sqlite://"):
+        assert line in shown, shown
     record.append("restart.requested", me["holder"], {})
     wait_for(lambda: record.rows(kind="restart.answered"), 10, "the restart answered")
     again = wait_for(lambda: children_of(node.proc.pid).get("organization"), 10, "a new org")
@@ -66,3 +70,16 @@ def test_projection_moves_one_row_at_a_time_by_cursor(tmp_path, make_clone):
     assert project(record, memory) == 1 and memory.holder_of("board") is None
     assert project(record, memory) == 0
     assert "schedule.declared" in PROJECTIONS
+
+
+def test_only_rows_the_remote_holds_are_projected(tmp_path, make_clone):
+    """A row appended but not yet pushed is not stamped, so no node projects it:
+    what memory holds is always what every clone can receive."""
+    a = make_clone("a")
+    record = Record.open(a)
+    record.append("position.filled", "position:board", {"holder": "bo"})
+    memory = open_memory(tmp_path / "m.sqlite3")
+    memory.migrate()
+    assert project(record, memory) == 0 and memory.holder_of("board") is None
+    record.sync()
+    assert project(record, memory) == 1 and memory.holder_of("board") == "bo"
