@@ -4,9 +4,9 @@
     leg = Leg(root, "leg:ann", HeadClient(server.url), provider)
     leg.next(); leg.allowance(); leg.call("…"); leg.submit("succeeded")
 
-core.py decides each call, server.py serves and batches them, client.py is
-the leg's side, settle.py the organization's answers, performer.py the
-performer that hands the agent kind to legs.
+core.py decides each call (reads.py the reads), server.py serves and
+batches them, client.py is the leg's side, settle.py the organization's
+answers, performer.py the performer that hands the agent kind to legs.
 """
 
 from hale_runtime.head.client import HeadClient, HeadError, Leg, find_head, leg_name

@@ -1,7 +1,8 @@
 """A leg: the head's client, and the attempt it holds between verbs.
 
 `HeadClient` posts calls to the head over one kept-alive connection and
-raises HeadError with the head's own words when a call is refused. `Leg`
+raises HeadError with the head's own words when a call is refused; its
+`read_record`, `read_graph` and `work_hat` are the reads. `Leg`
 is what `hale dna work` runs: it keeps the attempt it holds (lease token,
 grant, the calls made) in `<git dir>/hale/legs/<leg>.json`, so `next`,
 `allowance`, `call` and `submit` can be separate processes. A leg makes
@@ -56,6 +57,24 @@ class HeadClient:
         if "error" in doc:
             raise HeadError(str(doc["error"]))
         return dict(doc.get("result") or {})
+
+    # ---- the reads (no lease) ------------------------------------------------------
+
+    def read_record(
+        self, since: int = 0, kind: str = "", key_prefix: str = "", limit: int = 500
+    ) -> dict[str, Any]:
+        """Stamped rows after `since`: `rows`, the next `cursor`, `more`, `landed`."""
+        return self.call(
+            "dna.record.read", since=since, kind=kind, key_prefix=key_prefix, limit=limit
+        )
+
+    def read_graph(self, node_kind: str = "", edge_kind: str = "") -> dict[str, Any]:
+        """Memory's graph: `positions` (with holders), `nodes`, `edges`."""
+        return self.call("dna.graph.read", node_kind=node_kind, edge_kind=edge_kind)
+
+    def work_hat(self, id: str) -> dict[str, Any]:
+        """One Work's hat, for an attempt, Work or task id."""
+        return self.call("dna.work.hat", id=id)
 
     def close(self) -> None:
         if self.conn is not None:

@@ -14,7 +14,9 @@ own organization owns, by the intake's rule: the owner of the position the
 ask was for, else the asker's. A decision is the rows to write plus what to do
 once they are written (give a lease back), so the server can write many
 legs' decisions as one commit; the head applies its own decisions to its
-view at once, so a decision later in that batch sees them.
+view at once, so a decision later in that batch sees them. The reads
+(`dna.record.read`, `dna.graph.read`, `dna.work.hat`, in reads.py) need no
+lease and write nothing.
 """
 
 from __future__ import annotations
@@ -26,6 +28,8 @@ from typing import Any
 from hale_runtime.asks.intake import Owners
 from hale_runtime.engine import Budget, BudgetPolicy, State
 from hale_runtime.engine.ids import root_of
+from hale_runtime.head.reads import READS, ReadRefused
+from hale_runtime.head.reads import read as read_call
 from hale_runtime.head.settle import ALLOWANCE, LEG_KINDS, OUTCOME
 from hale_runtime.memory import Fenced, Grant
 
@@ -57,6 +61,8 @@ class Head:
         self.allowances: dict[str, dict[str, Any]] = {}  # attempt -> the organization's answer
         self.positions: dict[str, str] = {}  # intent -> "position:<name>" it is for
         self.cursor = 0
+        # the highest seq known landed: stamped when the head opened, then step 7's word
+        self.landed = record.cursor(stamped_only=True)
 
     # ---- the fold ----------------------------------------------------------------
 
@@ -84,10 +90,19 @@ class Head:
         if self.owner:
             self.owners.note(kind, key, body)
 
+    def land(self, seq: int) -> None:
+        """The node's step 7: rows up to `seq` landed (the remote holds them)."""
+        self.landed = max(self.landed, seq)
+
     # ---- the calls -----------------------------------------------------------------
 
     def decide(self, method: str, params: dict[str, Any]) -> Decision:
         """One leg's call, decided; HeadRefused when it may not be made."""
+        if method in READS:
+            try:
+                return Decision(read_call(method, params, self.record, self.memory, self.landed))
+            except ReadRefused as refused:
+                raise HeadRefused(str(refused)) from None
         name = method.removeprefix("dna.attempt.")
         if name not in METHODS:
             raise HeadRefused(f"refused: no such call {method}")

@@ -9,7 +9,9 @@ memory connection. The worker takes every call waiting, decides each
 back and answers; so legs arriving together cost one commit. An allowance
 not yet answered is waited for (polling the head's view, `wait` seconds at
 most, 30 by default) since the organization answers it a relay later.
-The address is kept in `<git dir>/hale/head.json` for legs to find.
+The address is kept in `<git dir>/hale/head.json` for legs to find. The
+node's step 7 tells the head the rows that landed (`tell`), queued for the
+worker like a call and not waited for.
 """
 
 from __future__ import annotations
@@ -25,12 +27,13 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-from hale_runtime.head.core import LEASE_S, Decision, Head, HeadRefused
+from hale_runtime.head.core import LEASE_S, METHODS, Decision, Head, HeadRefused
+from hale_runtime.head.reads import READS
 
 ALLOWANCE_WAIT_S, PEEK_S, MAX_WAIT_S = 30.0, 0.05, 120.0
 HEAD_FILE = "head.json"
 OWNER_ENV = "HALE_DNA_OWNER"  # over a shared record: the organization this head serves
-PEEK = "head.allowance.peek"
+PEEK, LANDED = "head.allowance.peek", "head.landed"  # the head's own, not callable over HTTP
 
 Job = tuple[str, dict[str, Any], Future]
 
@@ -74,10 +77,17 @@ class HeadServer:
         if self.root is not None:
             head_file(self.root).unlink(missing_ok=True)
 
+    def tell(self, rows: list[Any]) -> None:
+        """The node's step 7: these rows landed. Queued for the worker; not waited for."""
+        if rows:
+            self.jobs.put((LANDED, {"seq": int(rows[-1].seq)}, Future()))
+
     # ---- what HTTP threads call ------------------------------------------------------
 
     def call(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         """Run one call on the worker; HeadRefused when refused."""
+        if not method.startswith("dna."):
+            raise HeadRefused(f"refused: no such call {method}")
         result = self._submit(method, params)
         if method.endswith(".allowance") and not result.get("answered"):
             wait = min(float(params.get("wait", ALLOWANCE_WAIT_S)), MAX_WAIT_S)
@@ -121,6 +131,9 @@ class HeadServer:
                 if method == PEEK:
                     head.read()
                     decided.append((done, Decision(head.allowance_of(str(params["attempt"])))))
+                elif method == LANDED:
+                    head.land(int(params["seq"]))
+                    decided.append((done, Decision({})))
                 else:
                     decided.append((done, head.decide(method, params)))
             except Exception as error:  # refused, or the stores failed: that call's answer
@@ -152,9 +165,7 @@ def _handler(server: HeadServer) -> type[BaseHTTPRequestHandler]:
         disable_nagle_algorithm = True  # headers and body are two writes: no 40 ms stall
 
         def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
-            methods = [
-                f"dna.attempt.{m}" for m in ("claim", "renew", "allowance", "outcome", "release")
-            ]
+            methods = [*(f"dna.attempt.{m}" for m in METHODS), *READS]
             self._answer(200, {"head": "dna", "methods": methods})
 
         def do_POST(self) -> None:  # noqa: N802

@@ -16,7 +16,7 @@ Then, once every `tick_s`, the seven steps of a node, in order:
      for them yet;
   5. every `poll_s`, fetch the forge's default branch: moved -> exit 75;
   6. assert the lease again (the sync may have outlasted it);
-  7. tell the heads what landed (hooks; no heads yet), answer restart
+  7. tell the heads what landed (the head keeps the last seq), answer restart
      requests (`restart.requested <holder>`), note the tick in memory.
 
 Everything that ends a node is a NodeStop with its exit code; the stop kills
@@ -132,6 +132,8 @@ class Host:
         from hale_runtime.head.node import start_head  # the head, for legs (asks issue)
 
         self.head = start_head(self.root, self.memory_dsn, self.holder, self.say)
+        if self.head is not None:
+            self.heads.append(self.head.tell)  # step 7: the head hears what landed
         body = {
             "genome": self.served.commit,
             "work_tree": self.served.work_tree,
