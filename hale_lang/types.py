@@ -11,10 +11,9 @@ from dataclasses import dataclass
 
 
 class Type:
-    __slots__ = ()
+    """Base of every type; each kind prints itself as Hale source writes it."""
 
-    def __str__(self) -> str:  # pragma: no cover - overridden
-        raise NotImplementedError
+    __slots__ = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import time
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable
 from contextlib import AbstractContextManager
 from typing import Any
@@ -60,7 +61,7 @@ def _position(name: str) -> str:
     return name.removeprefix("position:")
 
 
-class SqlMemory:
+class SqlMemory(ABC):
     """The memory store; a backend subclass binds it to one database connection."""
 
     dialect = ""
@@ -75,23 +76,27 @@ class SqlMemory:
         self._sql: dict[str, str] = {}
 
     # -- what a backend provides -------------------------------------------
+    @abstractmethod
     def _read(self, sql: str, params: tuple = ()) -> list[tuple]:
-        raise NotImplementedError
+        """Provided by each backend."""
 
+    @abstractmethod
     def _write_one(self, sql: str, params: tuple = ()) -> list[tuple]:
-        raise NotImplementedError
+        """Provided by each backend."""
 
+    @abstractmethod
     def _transaction(self) -> AbstractContextManager[Exec]:
-        raise NotImplementedError
+        """Provided by each backend."""
 
-    def _lock_migrations(self, run: Exec) -> None:
+    def _lock_migrations(self, run: Exec) -> None:  # noqa: B027 - optional hook
         """Serialize concurrent migrators (SQLite's BEGIN IMMEDIATE already does)."""
 
     def _json_out(self, value: Any) -> dict:
         return json.loads(value) if isinstance(value, str | bytes) else value
 
+    @abstractmethod
     def close(self) -> None:
-        raise NotImplementedError
+        """Provided by each backend."""
 
     def __enter__(self) -> SqlMemory:
         return self

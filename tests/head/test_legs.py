@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
@@ -138,8 +139,8 @@ def test_the_allowance_waits_for_the_organization(project: Project, served: Head
     leg.next()
     with ThreadPoolExecutor(1) as pool:
         waiting = pool.submit(leg.allowance, 30.0)
-        while not project.rows("attempt.allowance.requested"):
-            pass  # the head writes the request, then waits for the answer
+        # the head writes the request, then waits for the organization's answer
+        assert wait_until(lambda: project.rows("attempt.allowance.requested"), 30)
         org.tick()
         assert waiting.result(timeout=30)["granted"] == 2_000_000
 
@@ -160,3 +161,11 @@ def test_eight_legs_at_once_each_get_their_own_attempt(
     assert len(set(got)) == 8
     org.tick()
     assert len(project.rows("workflow.settled")) == 8
+
+
+def wait_until(check: Callable[[], object], timeout_s: float) -> object:
+    """Poll another thread's progress (not time: there is no clock to inject)."""
+    deadline = time.monotonic() + timeout_s
+    while not (found := check()) and time.monotonic() < deadline:
+        time.sleep(0.005)
+    return found
