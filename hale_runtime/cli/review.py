@@ -2,11 +2,15 @@
 
 `hale dna review` lists the open Reviews by family; `review <k:id>
 approve|reject` decides one, `review <family> approve` every open one of a
-family. Approving a practice ratifies it, and its ratify step declares the
-schedule its receipt carries (hale_runtime/schedules/review.py). Once
-memory names who holds the Board, only its holder decides (exit 1). The
-verb syncs with the remote before it reads and after it writes, so a
-decision made on any clone reaches the organism.
+family. The verb writes the Board's decision; the organization carries an
+approval out as a `practice-ratify` execution, whose ratify step writes
+`practice.ratified` and declares the schedule the practice's receipt
+carries (hale_runtime/schedules/ratify.py). Beside a running organism the
+verb waits for the ratify step and prints what it said; from a clone with
+none it says the organization ratifies it when it hears it. Once memory
+names who holds the Board, only its holder decides (exit 1). The verb
+syncs with the remote before it reads and after it writes, so a decision
+made on any clone reaches the organism.
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ def review(target: str | None, decision: str | None) -> None:
     from hale_runtime.project import NotAProject, find_root
     from hale_runtime.record import Record, RecordError
     from hale_runtime.schedules import review as reviews
-    from hale_runtime.schedules.ask import sync_quietly
+    from hale_runtime.schedules.ask import organism_running, sync_quietly
 
     try:
         root = find_root()
@@ -46,7 +50,31 @@ def review(target: str | None, decision: str | None) -> None:
     why = reviews.board_refusal(root, record.who)
     if why:
         fail(f"review {target}: refused: {why}")
+    approve = decision == "approve"
+    pending = [r for r in found if r.decision is None and approve]
     for r in found:
-        for line in reviews.decide(root, record, r, decision == "approve"):
+        for line in reviews.decide(record, r, approve):
             click.echo(line)
     sync_quietly(record)
+    if not pending:
+        return
+    if not organism_running(root):
+        them = "it" if len(pending) == 1 else "them"
+        click.echo(f"  the organization ratifies {them} (practice-ratify) when it hears it")
+        return
+    _await(record, pending)
+
+
+def _await(record, pending) -> None:
+    from hale_runtime.schedules import review as reviews
+    from hale_runtime.schedules.ask import answer_wait_s, wait_for
+
+    for r in pending:
+        step = wait_for(record, lambda r=r: reviews.ratified(record, r), answer_wait_s())
+        if step is None:
+            click.echo(
+                f"  {r.key}: the organization ratified nothing in time; the decision stays "
+                "in the record, and a running organization ratifies it when it hears it"
+            )
+        else:
+            click.echo(f"  ratify {r.key}: {step or 'ratified (practice.ratified)'}")

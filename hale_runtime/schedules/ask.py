@@ -17,7 +17,7 @@ import secrets
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from hale_runtime.record import Record, RecordError, Row
 from hale_runtime.schedules.listing import fold_of
@@ -27,6 +27,7 @@ ANSWER_WAIT_ENV = "HALE_DNA_ANSWER_WAIT"
 ANSWER_WAIT_S = 60.0
 POLL_S = 0.2
 HEARTBEAT_FRESH_MS = 5_000
+T = TypeVar("T")
 
 
 def answer_wait_s() -> float:
@@ -59,11 +60,27 @@ def wait_answer(
     monotonic: Callable[[], float] = time.monotonic,
 ) -> Row | None:
     """The `schedule.answered` row for the request, or None when none came in time."""
+
+    def found() -> Row | None:
+        rows = record.rows(kind="schedule.answered", key_prefix=request_id)
+        return rows[-1] if rows else None
+
+    return wait_for(record, found, timeout_s, sleep, monotonic)
+
+
+def wait_for(
+    record: Record,
+    found: Callable[[], T | None],
+    timeout_s: float,
+    sleep: Callable[[float], None] = time.sleep,
+    monotonic: Callable[[], float] = time.monotonic,
+) -> T | None:
+    """What `found` finds in this clone's record, syncing until it does or time is up."""
     deadline = monotonic() + timeout_s
     while True:
-        found = record.rows(kind="schedule.answered", key_prefix=request_id)
-        if found:
-            return found[-1]
+        result = found()
+        if result is not None:
+            return result
         if monotonic() >= deadline:
             return None
         sync_quietly(record)

@@ -9,6 +9,11 @@ admissions. An occurrence is admitted under `sched:<id>@<time>`; the
 engine admits an ask once, so an occurrence asked twice, or again after a
 restart, is one execution. `on_schedule_requested` answers a relayed
 `schedule.requested` once, under the request's id.
+
+The locus also carries out the Board's decisions (ratify.py): an approving
+`review.decided` it reads is admitted as a `practice-ratify` execution
+under `review:<k-id>` on its tick, and the engine's organism performer is
+wrapped so its `ratify` step declares the practice's schedule here.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from typing import Any
 from hale_runtime.record import Record, Row
 from hale_runtime.schedules.declare import decide, put_rhythm
 from hale_runtime.schedules.host import ScheduleHost
+from hale_runtime.schedules.ratify import approved
 from hale_runtime.schedules.scheduler import Scheduler
 from hale_runtime.schedules.state import Fold, ScheduleState
 from hale_runtime.schedules.terms import Terms, ask_id, stamp
@@ -45,19 +51,37 @@ class SchedulerLocus:
         self.scheduler = scheduler or Scheduler(root)
         self.host = ScheduleHost(catalog, memory, self._admit, self._is_open)
         self.admitted = 0
+        self.to_ratify: list[str] = []
+        self._perform_ratify()
         self.rebuild()
+
+    def _perform_ratify(self) -> None:
+        from hale_runtime.schedules.ratify import RatifyOrganism
+
+        performers = getattr(self.engine, "performers", None)
+        if performers is None:
+            return
+        inner = performers.by_kind.get("organism")
+        if inner is None:
+            from hale_runtime.performers.shipped import OrganismPerformer
+
+            inner = OrganismPerformer()
+        performers.by_kind["organism"] = RatifyOrganism(self, inner)
 
     # ---- state -------------------------------------------------------------------
 
     def rebuild(self) -> None:
         """Fold the whole record and hold every schedule from where it stands."""
         self.fold, self.answered, self.cursor = Fold(), set(), 0
+        self.to_ratify = []
         self.scheduler.state = self.scheduler.program.call(self.scheduler.entry, "new_scheduler")
         rows = self.record.rows()
         for row in rows:
             self.fold.apply(row)
             if row.kind == ANSWERED:
                 self.answered.add(row.key)
+            elif approved(row):
+                self.to_ratify.append(row.key)
         for s in self.fold.schedules.values():
             self._hold(s)
         self.cursor = rows[-1].seq if rows else 0
@@ -76,6 +100,8 @@ class SchedulerLocus:
         changed = self.fold.apply(row)
         if row.kind == ANSWERED:
             self.answered.add(row.key)
+        elif approved(row):
+            self.to_ratify.append(row.key)
         elif changed is None:
             return
         elif row.kind == "schedule.declared":
@@ -96,6 +122,7 @@ class SchedulerLocus:
         rows = self.host.take_rows()
         if rows:
             self.record.append_many(rows)
+        self.ratify_decided()
         if self.admitted:
             self.engine.pump()
         self.read()
@@ -112,6 +139,34 @@ class SchedulerLocus:
             return f"refused: {result.refused}"
         self.admitted += 1
         return result.task
+
+    def ratify_decided(self) -> int:
+        """Admit a practice-ratify execution for each approval read; how many were new."""
+        from hale_runtime.schedules.ratify import CONVENER, DEFINITION, ask_of
+
+        todo, self.to_ratify = self.to_ratify, []
+        new, refused = 0, []
+        for key in dict.fromkeys(todo):
+            result = self.engine.admit_from(self.catalog, DEFINITION, ask_of(key), CONVENER)
+            if result.refused:
+                refused.append((key, result.refused))
+            elif result.new:
+                new += 1
+        self._refuse_ratifications(refused)
+        self.admitted += new
+        return new
+
+    def _refuse_ratifications(self, refused: list[tuple[str, str]]) -> None:
+        """A decision the engine would not admit is said as a row, once: the
+        Board sees why its practice was not ratified."""
+        said = {r.key for r in self.record.rows(kind="practice.refused")}
+        rows = [
+            ("practice.refused", key, {"definition": "practice-ratify", "reason": why})
+            for key, why in refused
+            if key not in said
+        ]
+        if rows:
+            self.record.append_many(rows)
 
     def _is_open(self, task: str) -> bool:
         return self.engine.settled(task) is None

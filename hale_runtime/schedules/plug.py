@@ -4,7 +4,10 @@
 catalog and workflow engine (the engine the organization hosts when one is
 attached as `org.engine`, else one of its own, pumped each tick), gives the
 organism its optimize pass, subscribes `ScheduleRequested` (answered once,
-under the organization's claim on the request id) and adds the tick.
+under the organization's claim on the request id) and adds the tick. The
+locus itself wraps the organism once more with practice-ratify's `ratify`
+and `hat` steps, and admits an execution for each Board approval it reads
+(ratify.py).
 """
 
 from __future__ import annotations

@@ -1,13 +1,11 @@
 """The Board's Review of practices, and the ratify step's schedule.
 
 A Review is a `review.opened` row (key `k:<12 hex>` of the practice's
-receipt); deciding it writes `review.decided`, and approving it also
-`practice.ratified`. The ratify step then reads the practice's receipt:
-when it carries a `schedule` (a JSON string of the terms), it declares it
-through the Scheduler's own checks, exactly as a request would be. The
-ratification stands whatever the declaration becomes; the step says what
-happened on the `practice.ratified` row and on the verb's output, and a
-refusal is its own `schedule.refused` row.
+receipt); deciding it writes `review.decided`. An approval is carried out
+by the organization as an execution of the baseline `practice-ratify`
+(ratify.py): its `ratify` step writes `practice.ratified` and declares the
+schedule the practice's receipt carries, its `hat` step puts the practice
+on its holder's hat.
 
 The Board decides. Once memory's graph names who holds the Board, a Review
 is decided only by its holder (`board_refusal`); while nobody holds it, or
@@ -17,10 +15,8 @@ who may ask for a schedule (`may_ask` in dna/core/scheduler.hl).
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from hale_runtime.record import Record
 
@@ -103,68 +99,23 @@ def board_refusal(root: Path, who: str) -> str:
     return f"{who} does not hold the Board ({board} does), and only the Board decides a Review"
 
 
-def decide(root: Path, record: Record, review: Review, approve: bool) -> list[str]:
-    """Decide one Review; the lines to print."""
+def decide(record: Record, review: Review, approve: bool) -> list[str]:
+    """Decide one Review; the lines to print. Approving writes the Board's decision;
+    the organization carries it out as a practice-ratify execution (ratify.py)."""
     if review.decision is not None:
         return [f"review {review.key} was already {review.decision} (nothing written)"]
     decision = "approved" if approve else "rejected"
     body = {"decision": decision, "by": record.who, "practice": review.practice}
     name = f"the {review.family} practice `{review.practice}`"
+    record.append(DECIDED, review.key, body)
     if not approve:
-        record.append(DECIDED, review.key, body)
         return [f"review {review.key} rejected: {name} is not ratified (review.decided)"]
-    step = ratify_step(root, record, review)
-    ratified = {"receipt": review.receipt, "review": review.key, "by": record.who, "step": step}
-    record.append_many([(DECIDED, review.key, body), (RATIFIED, review.practice, ratified)])
-    lines = [f"review {review.key} approved: {name} is ratified (practice.ratified)"]
-    return [*lines, f"  ratify: {step}"] if step else lines
+    return [f"review {review.key} approved: {name} (review.decided)"]
 
 
-def ratify_step(root: Path, record: Record, review: Review) -> str:
-    """Declare the practice's schedule, if its receipt carries one; what the step says."""
-    receipt = record.get_receipt(review.receipt)
-    if "schedule" not in receipt:
-        return ""
-    from hale_runtime.schedules.terms import Terms
-
-    terms = Terms.from_body(json.loads(receipt["schedule"]))
-    source = {"practice": review.practice, "review": review.key, "by": record.who}
-    decision = _declare(root, record, terms, source)
-    if not decision.declared:
-        return f"its schedule was refused ({decision.why})"
-    verb = "stands unchanged" if decision.unchanged else "declared"
-    return f"schedule {terms.id} {verb}: {_text(terms)}"
-
-
-def _text(terms: Any) -> str:
-    from hale_runtime.schedules.declare import declared_text
-
-    return declared_text(terms)
-
-
-def _declare(root: Path, record: Record, terms: Any, source: dict[str, Any]) -> Any:
-    from hale_runtime.catalog import GenomeError, load_catalog
-    from hale_runtime.schedules.ask import project_memory
-    from hale_runtime.schedules.declare import Decision, decide, put_rhythm
-    from hale_runtime.schedules.host import ScheduleHost
-    from hale_runtime.schedules.listing import fold_of
-    from hale_runtime.schedules.scheduler import Scheduler
-
-    try:
-        catalog = load_catalog(root)
-    except GenomeError as error:
-        why = f"the genome does not build: {error.text.splitlines()[0]}"
-        record.append("schedule.refused", terms.id, {**terms.as_body(), "reason": why, **source})
-        return Decision(False, why)
-    memory = project_memory(root)
-    try:
-        host = ScheduleHost(catalog, memory)
-        decision = decide(Scheduler(root), host, fold_of(record), terms, record.clock(), source)
-        if decision.rows:
-            record.append_many(decision.rows)
-        if decision.declared and not decision.unchanged:
-            put_rhythm(memory, terms)
-    finally:
-        if memory is not None:
-            memory.close()
-    return decision
+def ratified(record: Record, review: Review) -> str | None:
+    """What the ratify step said for this Review, once its practice.ratified is written."""
+    for row in record.rows(kind=RATIFIED):
+        if row.key == review.practice and row.body.get("review") == review.key:
+            return str(row.body.get("step", ""))
+    return None
