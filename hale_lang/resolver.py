@@ -18,6 +18,8 @@ loader already reported it, and one mistake should give one diagnostic.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from . import nodes as n
 from .diagnostics import Diagnostic, Span, did_you_mean
 from .types import (
@@ -255,17 +257,8 @@ def _fields(env: ModuleEnv, node: n.StructDecl) -> dict[str, Type]:
     fields: dict[str, Type] = {}
     spans: dict[str, Span] = {}
     for f in node.fields:
-        if f.name.startswith("__"):
-            reserved(env, f.name, f.span)
-        if f.name in fields:
-            env.error(
-                "E0210",
-                f"field `{f.name}` is declared twice",
-                f.span,
-                f"the first declaration is at line {spans[f.name].line}",
-            )
+        if not _first_of_its_name(env, "field", f.name, f.span, spans, _first_field_help):
             continue
-        spans[f.name] = f.span
         fields[f.name] = env.resolve_type(f.type)
     return fields
 
@@ -287,6 +280,34 @@ def _signature(env: ModuleEnv, sym: Sym, node: n.FnDecl | n.HostFn) -> None:
         params.append(env.resolve_type(p.type))
     sym.params = tuple(params)
     sym.ret = VOID if node.ret is None else env.resolve_type(node.ret, void_ok=True)
+
+
+def _first_field_help(first: Span) -> str:
+    return f"the first declaration is at line {first.line}"
+
+
+def _first_param_help(first: Span) -> str:
+    return f"the first is at line {first.line}, column {first.col}"
+
+
+def _first_of_its_name(
+    env: ModuleEnv,
+    what: str,
+    name: str,
+    span: Span,
+    seen: dict[str, Span],
+    where: Callable[[Span], str],
+) -> bool:
+    """Refuse a reserved name; report a second declaration of `name` (E0210)
+    and say False, else remember this one and say True."""
+    if name.startswith("__"):
+        reserved(env, name, span)
+    first = seen.get(name)
+    if first is not None:
+        env.error("E0210", f"{what} `{name}` is declared twice", span, where(first))
+        return False
+    seen[name] = span
+    return True
 
 
 def is_key_type(t: Type) -> bool:

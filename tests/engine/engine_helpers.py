@@ -115,3 +115,15 @@ class Scripted:
 
     def reconcile(self, w, ctx):
         return self.reconcile_as
+
+
+def close_month(c) -> None:
+    """close-month: step 0 = leaf `a` (judgment, 2 attempts) + child `b`
+    (sub, one judgment leaf); step 1 = leaf `post` (human). Takes `period`."""
+    assert c.define("sub", 1, "record", "a sub-execution") == ""
+    assert c.leaf("sub", 1, 0, "think", work("think it over", "judgment"), 1) == ""
+    assert c.define("close-month", 1, "record record", "close the month") == ""
+    assert c.leaf("close-month", 1, 0, "a", work("reconcile {period}", "judgment"), 2) == ""
+    assert c.child("close-month", 1, 0, "b", "sub") == ""
+    assert c.leaf("close-month", 1, 1, "post", work("post {period}", "human"), 1) == ""
+    assert c.occurs("close-month", 1, "skip", "period") == ""

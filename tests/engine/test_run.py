@@ -5,22 +5,10 @@ replies that are nobody's."""
 from __future__ import annotations
 
 import pytest
-from engine_helpers import Scripted, catalog_of, work
+from engine_helpers import Scripted, catalog_of, close_month, work
 
 from hale_runtime.engine import plan_of
 from hale_runtime.performers import FAILED, SUCCEEDED
-
-
-def tree(c) -> None:
-    """t: step 0 = leaf `a` (judgment, 2 attempts) + child `b` (sub); step 1 = leaf `post`."""
-    assert c.define("sub", 1, "record", "a sub-execution") == ""
-    assert c.leaf("sub", 1, 0, "think", work("think it over", "judgment"), 1) == ""
-    assert c.define("close-month", 1, "record record", "close the month") == ""
-    assert c.leaf("close-month", 1, 0, "a", work("reconcile {period}", "judgment"), 2) == ""
-    assert c.child("close-month", 1, 0, "b", "sub") == ""
-    assert c.leaf("close-month", 1, 1, "post", work("post {period}", "human"), 1) == ""
-    assert c.occurs("close-month", 1, "skip", "period") == ""
-
 
 INPUTS = {"period": "2026-11"}
 
@@ -29,7 +17,9 @@ def test_ids_are_the_seeds(org):
     org.plugins = (Scripted("agent", {"t1/wf1/s0/a/a0": FAILED}),)
     e = org.engine()
     assert (
-        e.admit(catalog_of(tree).bind("close-month", inputs=INPUTS), "ask-1", "leader", INPUTS).task
+        e.admit(
+            catalog_of(close_month).bind("close-month", inputs=INPUTS), "ask-1", "leader", INPUTS
+        ).task
         == "t1"
     )
     e.pump()
@@ -41,7 +31,7 @@ def test_ids_are_the_seeds(org):
 
 def test_admission_is_idempotent_by_ask_and_names_the_convener(org):
     e = org.engine()
-    bound = catalog_of(tree).bind("close-month", inputs=INPUTS)
+    bound = catalog_of(close_month).bind("close-month", inputs=INPUTS)
     first = e.admit(bound, "ask-1", "leader", INPUTS)
     again = e.admit(bound, "ask-1", "leader", INPUTS)
     e.pump()
@@ -58,7 +48,7 @@ def test_admission_is_idempotent_by_ask_and_names_the_convener(org):
 
 def test_inputs_are_checked_against_what_the_definition_takes(org):
     e = org.engine()
-    cat = catalog_of(tree)
+    cat = catalog_of(close_month)
     bound = cat.bind("close-month", inputs=INPUTS)
     assert "takes period" in e.admit(bound, "a", "leader", {}).refused
     assert (
@@ -88,7 +78,7 @@ def test_a_definition_refused_at_binding_admits_nothing_and_says_why(org):
 
 def test_a_step_registers_its_whole_member_set_before_dispatching(org):
     e = org.engine()
-    e.admit(catalog_of(tree).bind("close-month", inputs=INPUTS), "ask-1", "leader", INPUTS)
+    e.admit(catalog_of(close_month).bind("close-month", inputs=INPUTS), "ask-1", "leader", INPUTS)
     e.pump()
     lines = org.lines()
     registered = lines.index("step.registered t1/wf1/s0")
@@ -101,7 +91,7 @@ def test_the_next_step_activates_only_when_every_member_settled(org):
     agent = Scripted("agent", {"t1.s0.b/wf1/s0/think/a0": "later"})
     org.plugins = (agent,)
     e = org.engine()
-    e.admit(catalog_of(tree).bind("close-month", inputs=INPUTS), "ask-1", "leader", INPUTS)
+    e.admit(catalog_of(close_month).bind("close-month", inputs=INPUTS), "ask-1", "leader", INPUTS)
     e.pump()
     assert "work.settled t1/wf1/s0/a" in org.lines()
     assert "step.registered t1/wf1/s1" not in org.lines()  # the child is still out
@@ -199,7 +189,7 @@ def test_a_reply_from_anyone_but_the_performer_is_nobodys(org):
 def test_a_transition_is_exactly_once_in_the_record(org):
     org.plugins = (Scripted("agent", {"t1/wf1/s0/a/a0": FAILED}),)
     e = org.engine()
-    e.admit(catalog_of(tree).bind("close-month", inputs=INPUTS), "ask-1", "leader", INPUTS)
+    e.admit(catalog_of(close_month).bind("close-month", inputs=INPUTS), "ask-1", "leader", INPUTS)
     e.pump()
     e.reply("t1/wf1/s1/post/a0", "person", SUCCEEDED)
     e.pump()

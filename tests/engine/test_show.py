@@ -4,20 +4,10 @@ shows the execution's rows. Outputs pinned with syrupy."""
 from __future__ import annotations
 
 from click.testing import CliRunner
-from engine_helpers import Scripted, catalog_of, work
+from engine_helpers import Scripted, catalog_of, close_month, work
 
 from hale_runtime.cli import hale
 from hale_runtime.performers import FAILED, UNKNOWN, Reconciled
-
-
-def month(c) -> None:
-    assert c.define("sub", 1, "record", "a sub-execution") == ""
-    assert c.leaf("sub", 1, 0, "think", work("think it over", "judgment"), 1) == ""
-    assert c.define("close-month", 1, "record record", "close the month") == ""
-    assert c.leaf("close-month", 1, 0, "a", work("reconcile {period}", "judgment"), 2) == ""
-    assert c.child("close-month", 1, 0, "b", "sub") == ""
-    assert c.leaf("close-month", 1, 1, "post", work("post {period}", "human"), 1) == ""
-    assert c.occurs("close-month", 1, "skip", "period") == ""
 
 
 def run(org, monkeypatch, *args: str):
@@ -29,7 +19,7 @@ def test_show_prints_the_tree(org, monkeypatch, snapshot):
     org.plugins = (Scripted("agent", {"t1/wf1/s0/a/a0": FAILED}),)
     e = org.engine()
     inputs = {"period": "2026-11"}
-    e.admit(catalog_of(month).bind("close-month", inputs=inputs), "ask-1", "leader", inputs)
+    e.admit(catalog_of(close_month).bind("close-month", inputs=inputs), "ask-1", "leader", inputs)
     e.pump()
     r = run(org, monkeypatch, "show", "t1")
     assert r.exit_code == 0
@@ -66,7 +56,7 @@ def test_show_marks_steps_not_yet_active_and_attempts_waiting_for_a_person(
     org.plugins = (agent,)
     e = org.engine()
     inputs = {"period": "2026-11"}
-    e.admit(catalog_of(month).bind("close-month", inputs=inputs), "ask-1", "leader", inputs)
+    e.admit(catalog_of(close_month).bind("close-month", inputs=inputs), "ask-1", "leader", inputs)
     e.pump()
     org.engine().pump()  # a restart: the agent cannot say whether it acted
     assert run(org, monkeypatch, "show", "t1").output == snapshot
