@@ -31,10 +31,10 @@ from .compiler import Emitted, ModuleArtifact, compile_program, hooked_variants
 from .diagnostics import Diagnostic, HaleError, SourceMap
 from .loader import STD_PREFIX, STDLIB_DIR, Loader
 from .program import DEFAULT_STEP_BUDGET, Program
+from .resources import grammar_file, package_dir, stdlib_dir
 
 __all__ = ["Compiled", "HaleError", "Program", "build", "cache_dir", "compile_entries"]
 
-_HERE = Path(__file__).resolve().parent
 _TOOLCHAIN: str | None = None
 
 
@@ -167,9 +167,9 @@ def toolchain_version() -> str:
     global _TOOLCHAIN
     if _TOOLCHAIN is None:
         h = hashlib.sha256(importlib.util.MAGIC_NUMBER)
-        files = sorted(_HERE.glob("*.py")) + [
-            _HERE.parent / "stdlib" / "prelude.py",
-            _HERE.parent / "grammar" / "hale.lark",
+        files = sorted(package_dir("hale_lang").glob("*.py")) + [
+            stdlib_dir() / "prelude.py",
+            grammar_file(),
         ]
         for f in files:
             h.update(f.name.encode() + b"\0" + f.read_bytes())

@@ -16,8 +16,9 @@ from pathlib import Path
 from . import nodes as n
 from .cache import ParseCache
 from .diagnostics import Diagnostic, HaleError, SourceMap
+from .resources import stdlib_dir
 
-STDLIB_DIR = Path(__file__).resolve().parent.parent / "stdlib"
+STDLIB_DIR = stdlib_dir()
 STD_PREFIX = "std/"
 
 

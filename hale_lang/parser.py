@@ -15,7 +15,6 @@ from __future__ import annotations
 import re
 import threading
 from functools import lru_cache
-from pathlib import Path as FsPath
 
 from lark import Token, Transformer
 
@@ -23,8 +22,7 @@ from . import nodes as n
 from .diagnostics import Diagnostic, HaleError, Span
 from .lalr import Driver
 from .lexer import HaleLexer
-
-GRAMMAR = FsPath(__file__).resolve().parent.parent / "grammar" / "hale.lark"
+from .resources import grammar_file
 
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", '"': '"', "0": "\0"}
 _ESCAPE_RE = re.compile(r"\\(u\{[0-9A-Fa-f]{1,6}\}|.)")
@@ -351,7 +349,7 @@ def _lark():
 
     HaleLexer.on_comment = staticmethod(_keep_comment)
     return Lark(
-        GRAMMAR.read_text(),
+        grammar_file().read_text(),
         parser="lalr",
         lexer=HaleLexer,
         keep_all_tokens=True,

@@ -13,17 +13,37 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-TOOLCHAIN_DNA = Path(__file__).resolve().parents[2] / "vendor" / "dna"
+from hale_runtime.toolchain import vendor_dna
+
 TEMPLATES = "templates"
 WORKFLOWS = "dna/org/workflows.hl"
 OWN_WORKFLOWS = "dna/org/own_workflows.hl"
+# Every file a project cannot work without: an install missing one is broken,
+# and `hale dna new` refuses rather than write a genome that cannot run.
+REQUIRED = (
+    "dna/org/main.hl",
+    WORKFLOWS,
+    OWN_WORKFLOWS,
+    "dna/org/models.hl",
+    "dna/org/charter.hl",
+    "dna/org/purpose.hl",
+    "dna/core/scheduler.hl",
+    "dna/compose.yaml",
+    "vendor/dna/mod.hl",
+    "vendor/dna/baseline.hl",
+)
+
+
+class ToolchainIncomplete(Exception):
+    """This install of hale lacks files of its own `vendor/dna`."""
 
 
 def vendored() -> dict[str, bytes]:
     """The `vendor/dna` files a project holds, by path from its root."""
+    base = vendor_dna()
     out: dict[str, bytes] = {}
-    for path in sorted(TOOLCHAIN_DNA.rglob("*")):
-        rel = path.relative_to(TOOLCHAIN_DNA)
+    for path in sorted(base.rglob("*")):
+        rel = path.relative_to(base)
         if path.is_file() and rel.parts[0] != TEMPLATES and "__pycache__" not in rel.parts:
             out[f"vendor/dna/{rel.as_posix()}"] = path.read_bytes()
     return out
@@ -31,7 +51,7 @@ def vendored() -> dict[str, bytes]:
 
 def templates() -> dict[str, bytes]:
     """The genome files a new project starts with, by path from its root."""
-    base = TOOLCHAIN_DNA / TEMPLATES
+    base = vendor_dna() / TEMPLATES
     return {
         p.relative_to(base).as_posix(): p.read_bytes()
         for p in sorted(base.rglob("*"))
@@ -40,8 +60,15 @@ def templates() -> dict[str, bytes]:
 
 
 def layout() -> dict[str, bytes]:
-    """Every file `hale dna new` writes."""
-    return {**templates(), **vendored()}
+    """Every file `hale dna new` writes; refuses an install that lacks one it needs."""
+    files = {**templates(), **vendored()}
+    missing = [rel for rel in REQUIRED if rel not in files]
+    if missing:
+        raise ToolchainIncomplete(
+            f"this install of hale lacks {', '.join(missing)} (under {vendor_dna()}); "
+            "reinstall hale"
+        )
+    return files
 
 
 def existing_genome(folder: Path) -> str | None:

@@ -20,11 +20,14 @@ from hale_runtime.cli.common import fail
 @click.argument("directory", required=False, default=".")
 def new(directory: str) -> None:
     """Write a new genome in DIRECTORY (default: here) and make it a git repository."""
-    from hale_runtime.catalog.genome import layout
+    from hale_runtime.catalog.genome import ToolchainIncomplete, layout
 
     target = Path(directory)
     _refuse_existing(target)
-    files = layout()
+    try:
+        files = layout()
+    except ToolchainIncomplete as incomplete:
+        fail(f"{incomplete}; nothing written")
     for rel, data in files.items():
         file = target / rel
         file.parent.mkdir(parents=True, exist_ok=True)

@@ -17,10 +17,10 @@ from typing import Any
 
 from hale_runtime.schedules import cron
 from hale_runtime.schedules.terms import stamp
+from hale_runtime.toolchain import toolchain_root
 
 ENTRY = "dna/core/scheduler.hl"
 MOD = "vendor/dna/mod.hl"
-TOOLCHAIN = Path(__file__).resolve().parents[2]
 TOOLCHAIN_ENTRY = "vendor/dna/templates/dna/core/scheduler.hl"
 
 RowItem = tuple[str, str, dict[str, Any]]
@@ -194,4 +194,4 @@ def load(root: Path | None) -> tuple[Any, str]:
     own = Path(root) / ENTRY if root is not None else None
     if own is not None and own.is_file() and "fn tick(" in own.read_text(encoding="utf-8"):
         return build(root, [ENTRY], bindings=bindings()), ENTRY
-    return build(TOOLCHAIN, [TOOLCHAIN_ENTRY], bindings=bindings()), TOOLCHAIN_ENTRY
+    return build(toolchain_root(), [TOOLCHAIN_ENTRY], bindings=bindings()), TOOLCHAIN_ENTRY
