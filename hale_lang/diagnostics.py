@@ -13,6 +13,10 @@ about, and an optional help line. Rendering follows rustc:
 
 Runtime errors add a Hale stack trace (innermost call last), one frame a
 line: `  in own_workflows at dna/org/own_workflows.hl:4`.
+
+On a terminal (the caller decides: `highlight.wants_colour`) the severity
+and the carets are coloured as rustc colours them, and the quoted source
+line by Hale's Pygments lexer; the text is otherwise the same.
 """
 
 from __future__ import annotations
@@ -62,8 +66,8 @@ class Diagnostic:
     def is_error(self) -> bool:
         return self.severity == "error"
 
-    def render(self, sources: SourceMap | None = None) -> str:
-        return render(self, sources)
+    def render(self, sources: SourceMap | None = None, colour: bool = False) -> str:
+        return render(self, sources, colour)
 
 
 class HaleError(Exception):
@@ -94,10 +98,17 @@ class SourceMap:
         return lines[n - 1]
 
 
-def render(d: Diagnostic, sources: SourceMap | None = None) -> str:
-    out = [f"{d.severity}[{d.code}]: {d.message}"]
+# ANSI styles for a terminal: the severity (header and carets), then the rest
+_SEVERITY = {"error": "\x1b[1;31m", "warning": "\x1b[1;33m"}
+_BOLD, _GUTTER, _RESET = "\x1b[1m", "\x1b[1;34m", "\x1b[0m"
+
+
+def render(d: Diagnostic, sources: SourceMap | None = None, colour: bool = False) -> str:
+    tone = _SEVERITY.get(d.severity, _BOLD) if colour else ""
+    head = f"{d.severity}[{d.code}]"
+    out = [f"{tone}{head}{_RESET}{_BOLD}: {d.message}{_RESET}" if tone else f"{head}: {d.message}"]
     if d.span is not None:
-        out.extend(_excerpt(d.span, sources))
+        out.extend(_excerpt(d.span, sources, tone))
     if d.help:
         out.append(f"  = help: {d.help}")
     if d.trace:
@@ -106,11 +117,15 @@ def render(d: Diagnostic, sources: SourceMap | None = None) -> str:
     return "\n".join(out)
 
 
-def render_all(diags: Iterable[Diagnostic], sources: SourceMap | None = None) -> str:
-    return "\n\n".join(render(d, sources) for d in diags)
+def render_all(
+    diags: Iterable[Diagnostic], sources: SourceMap | None = None, colour: bool = False
+) -> str:
+    return "\n\n".join(render(d, sources, colour) for d in diags)
 
 
-def _excerpt(span: Span, sources: SourceMap | None) -> list[str]:
+def _excerpt(span: Span, sources: SourceMap | None, tone: str = "") -> list[str]:
+    """The `-->` line and the quoted source with its carets; `tone` (an ANSI
+    style) colours the carets and asks for the source to be highlighted."""
     text = sources.line(span.path, span.line) if sources else None
     gutter = " " * len(str(span.line))
     out = [f"{gutter}--> {span}"]
@@ -119,13 +134,18 @@ def _excerpt(span: Span, sources: SourceMap | None) -> list[str]:
     text = text.expandtabs(4)
     start = max(span.col - 1, 0)
     end = span.end_col - 1 if span.end_line == span.line else len(text)
-    width = max(end - start, 1)
-    out += [
-        f"{gutter} |",
-        f"{span.line} | {text}",
-        f"{gutter} | {' ' * start}{'^' * width}",
+    carets = "^" * max(end - start, 1)
+    if not tone:
+        return [*out, f"{gutter} |", f"{span.line} | {text}", f"{gutter} | {' ' * start}{carets}"]
+    from .highlight import colour_line
+
+    bar = f"{_GUTTER}|{_RESET}"
+    return [
+        f"{gutter}{_GUTTER}-->{_RESET} {span}",
+        f"{gutter} {bar}",
+        f"{_GUTTER}{span.line} |{_RESET} {colour_line(text)}",
+        f"{gutter} {bar} {' ' * start}{tone}{carets}{_RESET}",
     ]
-    return out
 
 
 def did_you_mean(name: str, candidates: Iterable[str]) -> str | None:

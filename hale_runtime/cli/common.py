@@ -1,7 +1,9 @@
-"""What every verb shares: refusing in one line, with a meaningful exit code."""
+"""What every verb shares: refusing in one line, with a meaningful exit code,
+and printing `.hl` diagnostics (coloured on a terminal, never under NO_COLOR)."""
 
 from __future__ import annotations
 
+import sys
 from typing import NoReturn
 
 import click
@@ -17,3 +19,13 @@ def fail(message: str, code: int = EXIT_REFUSED) -> NoReturn:
     """Print `hale: <message>` on stderr and exit with `code`."""
     click.echo(f"hale: {message}", err=True)
     raise SystemExit(code)
+
+
+def echo_diagnostics(diagnostics, sources) -> None:
+    """Print diagnostics on stderr, rustc-style; nothing when there are none."""
+    from hale_lang.diagnostics import render_all
+    from hale_lang.highlight import wants_colour
+
+    if diagnostics:
+        colour = wants_colour(sys.stderr)
+        click.echo(render_all(diagnostics, sources, colour), err=True, color=colour or None)

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import click
 
-from hale_runtime.cli.common import EXIT_OK, EXIT_REFUSED
+from hale_runtime.cli.common import EXIT_OK, EXIT_REFUSED, echo_diagnostics
 
 
 @click.command()
@@ -58,7 +58,7 @@ def _below(file: Path, folder: Path) -> tuple[str, ...]:
 
 def _format_one(file: Path, check: bool) -> str:
     """Format one file: "changed", "same" or "failed" (after printing why)."""
-    from hale_lang.diagnostics import HaleError, SourceMap, render_all
+    from hale_lang.diagnostics import HaleError, SourceMap
     from hale_lang.formatter import format_source
 
     shown = file.as_posix()
@@ -70,7 +70,7 @@ def _format_one(file: Path, check: bool) -> str:
     try:
         new = format_source(text, shown)
     except HaleError as e:
-        click.echo(render_all(e.diagnostics, SourceMap({shown: text})), err=True)
+        echo_diagnostics(e.diagnostics, SourceMap({shown: text}))
         return "failed"
     if new == text:
         return "same"

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import click
 
-from .common import EXIT_REFUSED, EXIT_USAGE
+from .common import EXIT_REFUSED, EXIT_USAGE, echo_diagnostics
 
 USAGE_CODES = {"E0412", "E0414"}  # wrong arguments or names given on the command line
 
@@ -59,7 +59,7 @@ def _guarded(fn: Callable) -> Callable:
         try:
             return fn(*args, **kwargs)
         except HaleError as e:
-            _print(e.diagnostics, getattr(e, "sources", None))
+            echo_diagnostics(e.diagnostics, getattr(e, "sources", None))
             codes = {d.code for d in e.diagnostics}
             raise SystemExit(EXIT_USAGE if codes <= USAGE_CODES else EXIT_REFUSED) from None
         except (SystemExit, KeyboardInterrupt, click.exceptions.ClickException):
@@ -70,13 +70,6 @@ def _guarded(fn: Callable) -> Callable:
             raise SystemExit(EXIT_REFUSED) from None
 
     return run
-
-
-def _print(diagnostics, sources) -> None:
-    from hale_lang.diagnostics import render_all
-
-    if diagnostics:
-        click.echo(render_all(diagnostics, sources), err=True)
 
 
 @click.command()
@@ -101,7 +94,7 @@ def check(paths: tuple[Path, ...], root: Path | None) -> None:
     errors = warnings = files = 0
     for r, entries in groups.items():
         compiled = compile_entries(r, entries)
-        _print(compiled.diagnostics, compiled.sources)
+        echo_diagnostics(compiled.diagnostics, compiled.sources)
         errors += len(compiled.errors)
         warnings += len(compiled.diagnostics) - len(compiled.errors)
         files += len(compiled.texts)
@@ -139,7 +132,7 @@ def run(file: Path, fn_name: str, args: tuple[str, ...], root: Path | None) -> N
     module = file.resolve().relative_to(r).as_posix()
     program = build(r, [module])
     if program.warnings:
-        _print(program.warnings, program.sources)
+        echo_diagnostics(program.warnings, program.sources)
         click.echo("", err=True)
     value = program.call_json(module, fn_name, values)
     out = json.dumps(to_plain(value), indent=2, ensure_ascii=False, default=_host_value)

@@ -4,7 +4,8 @@ Every pane is a Static redrawn from the model after a key: the timeline
 renders just the rows in its window (the window slides to keep the cursor
 in it, so a 100,000-row record costs what 20 rows cost), the tree and the
 detail render as of the cursor, the source view a window of the `.hl` file
-around the current line. Styles come from component classes in CSS, using
+around the current line, coloured by Hale's Pygments lexer (each file once,
+with the terminal's own ANSI colours). Styles come from component classes in CSS, using
 the theme's variables; every state also has a glyph or a marker, so the
 panes read in monochrome.
 """
@@ -217,13 +218,27 @@ class SourceView(Static):
         super().__init__(**kwargs)
         self.stepper = stepper
         self.cursor_line = 0  # the line `b` toggles; follows the current line
+        self._coloured: dict[str, list[Text]] = {}
+
+    def coloured(self, path: str) -> list[Text]:
+        """The file's lines, highlighted once per file."""
+        lines = self._coloured.get(path)
+        if lines is None:
+            from rich.syntax import Syntax
+
+            from hale_lang.highlight import HaleLexer
+
+            code = "\n".join(self.stepper.trace.sources.get(path, []))
+            whole = Syntax(code, HaleLexer(), theme="ansi_dark").highlight(code)
+            lines = self._coloured[path] = whole.split("\n", allow_blank=True) if code else []
+        return lines
 
     def show(self) -> None:
         st, f = self.stepper, self.stepper.frame
         if f is None:
             self.update(f"{st.trace.what} ran no statement")
             return
-        lines = st.trace.sources.get(f.path, [])
+        lines = self.coloured(f.path)
         height = max(self.size.height, 1)
         focus = self.cursor_line or f.line
         top = max(0, min(focus - height // 2, len(lines) - height))
@@ -235,8 +250,11 @@ class SourceView(Static):
             style = "source--current" if here else ("source--break" if bp else "")
             if n == self.cursor_line and not here:
                 style = "source--cursor"
-            rich = self.get_component_rich_style(style) if style else ""
-            text.append(f"{mark}{n:>4} {lines[n - 1]}"[: max(self.size.width, 1)], style=rich)
+            line = Text(f"{mark}{n:>4} ").append_text(lines[n - 1])
+            if style:
+                line.stylize(self.get_component_rich_style(style))
+            line.truncate(max(self.size.width, 1))
+            text.append_text(line)
             text.append("\n")
         self.update(text)
 

@@ -81,6 +81,9 @@ def test_the_installed_hale_makes_checks_and_runs_a_project(
     assert "checked 9 files: 0 error(s)" in _run([hale, "check", "dna"], proj).stderr
     (tmp_path / "sum.hl").write_text("fn main() -> Int {\n    return len([1, 2, 3]) + 4;\n}\n")
     assert _run([hale, "run", "sum.hl", "--fn", "main"], tmp_path).stdout.strip() == "7"
+    pygmentize = str(installed[1].with_name("pygmentize"))
+    raw = _run([pygmentize, "-l", "hale", "-f", "raw", "sum.hl"], tmp_path).stdout
+    assert "Token.Keyword.Declaration\t'fn'" in raw
 
 
 def test_the_installed_hale_runs_a_node_that_admits_an_ask(
