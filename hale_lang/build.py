@@ -29,7 +29,7 @@ from . import nodes as n
 from .cache import ParseCache
 from .compiler import Emitted, ModuleArtifact, compile_program, hooked_variants
 from .diagnostics import Diagnostic, HaleError, SourceMap
-from .loader import STD_PREFIX, STDLIB_DIR, Loader
+from .loader import Loader, module_file
 from .program import DEFAULT_STEP_BUDGET, Program
 from .resources import grammar_file, package_dir, stdlib_dir
 
@@ -211,9 +211,9 @@ def _read(key: str, root: Path) -> Compiled | None:
 
 
 def _read_module(root: Path, path: str) -> str | None:
-    file = STDLIB_DIR / path[len(STD_PREFIX) :] if path.startswith(STD_PREFIX) else root / path
+    file = module_file(root, path)
     try:
-        return file.read_text(encoding="utf-8")
+        return file.read_text(encoding="utf-8") if file is not None else None
     except (OSError, UnicodeDecodeError):
         return None
 

@@ -2,7 +2,16 @@
 
 `import "P" as a;` names a module by its path from the genome root: the file
 `P.hl`, or `P/mod.hl` for a package folder. Paths under `std/` come from the
-standard library shipped with hale instead. Modules are loaded depth-first;
+standard library shipped with hale instead.
+
+One rule keeps a program hermetic: an import path is refused by its form
+alone (absolute, an empty, `.` or `..` part, a control character), before
+the disk is touched, so whether a file exists outside can't be probed; a
+path of a good form is then resolved, symlinks followed, and must still lie
+inside its base folder (the genome root, or the stdlib folder for `std/`).
+The same check guards every file the loader or the build cache reads.
+
+Modules are loaded depth-first;
 an import that reaches a module still being loaded is a cycle, reported at
 the import that closes it with the whole chain. Every module that loads is
 kept, so one run reports every syntax error in every file.
@@ -10,6 +19,7 @@ kept, so one run reports every syntax error in every file.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -18,7 +28,7 @@ from .cache import ParseCache
 from .diagnostics import Diagnostic, HaleError, SourceMap
 from .resources import stdlib_dir
 
-STDLIB_DIR = stdlib_dir()
+STDLIB_DIR = stdlib_dir().resolve()
 STD_PREFIX = "std/"
 
 
@@ -71,9 +81,10 @@ class Loader:
         aliases: dict[str, str] = {}
         for item in module.items:
             if isinstance(item, n.Import):
-                target = self.resolve(item.path)
-                if target is None:
-                    program.diagnostics.append(_unknown_import(item))
+                refused = refusal(item.path)
+                target = None if refused else self.resolve(item.path)
+                if refused or target is None:
+                    program.diagnostics.append(_bad_import(item, refused))
                     continue
                 if target in stack:
                     program.diagnostics.append(_cycle(item, stack, target))
@@ -85,24 +96,24 @@ class Loader:
         program.modules[path] = module
 
     def resolve(self, import_path: str) -> str | None:
-        """The module path an import names, or None when no file exists."""
-        if import_path.startswith(STD_PREFIX):
-            name = import_path[len(STD_PREFIX) :]
-            return f"{STD_PREFIX}{name}.hl" if (STDLIB_DIR / f"{name}.hl").is_file() else None
-        if ".." in Path(import_path).parts or Path(import_path).is_absolute():
+        """The module path an import names, or None when no file exists there
+        (or the path is refused: see `refusal`)."""
+        if refusal(import_path):
             return None
         for candidate in (f"{import_path}.hl", f"{import_path}/mod.hl"):
-            if (self.root / candidate).is_file():
+            if self.file(candidate) is not None:
                 return candidate
         return None
 
+    def file(self, path: str) -> Path | None:
+        """The file of a module path, when it is a file inside its base folder."""
+        return module_file(self.root, path)
+
     def _read(self, program: LoadedProgram, path: str, via) -> str | None:
-        file = (
-            STDLIB_DIR / path[len(STD_PREFIX) :]
-            if path.startswith(STD_PREFIX)
-            else self.root / path
-        )
+        file = self.file(path)
         try:
+            if file is None:
+                raise FileNotFoundError(path)
             return file.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as e:
             span = via.span if via is not None else None
@@ -111,7 +122,49 @@ class Loader:
             return None
 
 
-def _unknown_import(item: n.Import) -> Diagnostic:
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def refusal(import_path: str) -> str | None:
+    """Why an import path's form is refused, or None when it may be looked up."""
+    rel = import_path[len(STD_PREFIX) :] if import_path.startswith(STD_PREFIX) else import_path
+    if _CONTROL.search(import_path):
+        return "holds a control character"
+    if import_path.startswith("/") or rel.startswith("/"):
+        return "is absolute"
+    parts = rel.split("/")
+    if ".." in parts:
+        return "climbs out with `..`"
+    if "" in parts or "." in parts:
+        return "has an empty or `.` part"
+    return None
+
+
+def module_file(root: Path, path: str) -> Path | None:
+    """The file holding module `path` (under `root`, or the stdlib for
+    `std/`), resolved; None unless it is a file inside that folder."""
+    if refusal(path):
+        return None
+    std = path.startswith(STD_PREFIX)
+    base, rel = (STDLIB_DIR, path[len(STD_PREFIX) :]) if std else (root, path)
+    try:
+        file = (base / rel).resolve()
+    except (OSError, RuntimeError, ValueError):  # a symlink loop, an unencodable name
+        return None
+    if not file.is_relative_to(base) or not file.is_file():
+        return None
+    return file
+
+
+def _bad_import(item: n.Import, refused: str | None) -> Diagnostic:
+    if refused:
+        return Diagnostic(
+            "E0104",
+            f'import path "{item.path}" {refused}',
+            item.span,
+            help="an import names a module under the genome root, or `std/…` in the "
+            "standard library, by a relative path without `.` or `..`",
+        )
     return Diagnostic(
         "E0102",
         f'no module at "{item.path}"',
