@@ -44,13 +44,11 @@ from .types import (
     ERROR,
     INT,
     JSON,
-    PRIMITIVES,
     STRING,
     VOID,
     HostType,
     ListType,
     MapType,
-    StructType,
     Type,
 )
 
@@ -195,8 +193,8 @@ def hooked_variants(program: LoadedProgram) -> dict[str, Emitted]:
 
 
 class Names:
-    """Mangled Python names of every item a module can reach, and its
-    written types resolved (for signatures the host sees)."""
+    """Mangled Python names of every item a module can reach, and the
+    metadata (signatures with the checker's types) the host sees."""
 
     def __init__(self, program: LoadedProgram, path: str, index: dict[str, int]):
         self.program, self.path, self.index = program, path, index
@@ -212,50 +210,24 @@ class Names:
             return f"M{self.index[module]}_{owner}_{name}"
         return self.item("H", module, name)
 
-    def resolve(self, t: n.TypeRef | None, module: str | None = None) -> Type:
-        """A written type, resolved as the checker did (ERROR where it failed)."""
-        if t is None:
-            return VOID
-        module = module or self.path
-        if len(t.path) == 1:
-            name = t.path[0]
-            if name == "List" and len(t.args) == 1:
-                return ListType(self.resolve(t.args[0], module))
-            if name == "Map" and len(t.args) == 2:
-                return MapType(self.resolve(t.args[0], module), self.resolve(t.args[1], module))
-            if name in PRIMITIVES:
-                return PRIMITIVES[name]
-            return self._declared(module, name)
-        target = self.program.imports.get(module, {}).get(t.path[0])
-        return self._declared(target, t.path[1]) if target and len(t.path) == 2 else ERROR
-
-    def _declared(self, module: str | None, name: str) -> Type:
-        mod = self.program.modules.get(module) if module else None
-        for item in mod.items if mod else ():
-            if item.name == name and isinstance(item, n.StructDecl):
-                return StructType(module, name)
-            if item.name == name and isinstance(item, n.HostTypeDecl):
-                return HostType(module, name)
-        return ERROR
-
     def metadata(self, module: n.Module) -> dict:
         path, out = self.path, {"fns": [], "structs": [], "consts": [], "hosts": []}
         out["host_types"] = []
         for item in module.items:
             if isinstance(item, n.FnDecl):
-                types = tuple(self.resolve(p.type) for p in item.params)
+                types = tuple(_written(p.type) for p in item.params)
                 params = tuple(p.name for p in item.params)
                 pyname = self.item("F", path, item.name)
                 out["fns"].append(
-                    FnMeta(path, item.name, pyname, params, types, self.resolve(item.ret))
+                    FnMeta(path, item.name, pyname, params, types, _written(item.ret))
                 )
             elif isinstance(item, n.StructDecl):
                 fields = tuple(f.name for f in item.fields)
-                types = tuple(self.resolve(f.type) for f in item.fields)
+                types = tuple(_written(f.type) for f in item.fields)
                 pyname = self.item("S", path, item.name)
                 out["structs"].append(StructMeta(path, item.name, pyname, fields, types))
             elif isinstance(item, n.Const):
-                ty = item.value.ty if item.type is None else self.resolve(item.type)
+                ty = item.value.ty if item.type is None else _written(item.type)
                 init = self.item("K", path, item.name)
                 pyname = self.item("C", path, item.name)
                 out["consts"].append(ConstMeta(path, item.name, pyname, init, ty or ERROR))
@@ -270,7 +242,12 @@ class Names:
     def _host(self, item: n.HostFn, owner: str) -> HostMeta:
         idx = self.index[self.path]
         pyname = f"M{idx}_{owner}_{item.name}" if owner else self.item("H", self.path, item.name)
-        return HostMeta(self.path, item.name, owner, pyname, item.name_span, self.resolve(item.ret))
+        return HostMeta(self.path, item.name, owner, pyname, item.name_span, _written(item.ret))
+
+
+def _written(t: n.TypeRef | None) -> Type:
+    """A written type as the checker resolved it (no type written: Void)."""
+    return VOID if t is None else t.ty or ERROR
 
 
 # --- emitting ----------------------------------------------------------------------

@@ -41,11 +41,13 @@ class Ref:
 
 @dataclass(slots=True)
 class TypeRef:
-    """A type as written: `Int`, `List<String>`, `dna::WorkRequest`."""
+    """A type as written: `Int`, `List<String>`, `dna::WorkRequest`; `ty` is
+    what it means, stored by the resolver (ERROR where that failed)."""
 
     path: tuple[str, ...]
     args: list[TypeRef]
     span: Span
+    ty: Type | None = field(default=None, kw_only=True)
 
 
 # --- expressions -------------------------------------------------------------

@@ -228,9 +228,6 @@ class Program:
             raise self._error([Diagnostic("E0412", f"cannot read the type `{text}`", None)])
         return t
 
-    def struct_class(self, module: str, name: str) -> type:
-        return self._structs[(self.module_path(module), name)]
-
     # --- debug hooks ------------------------------------------------------------------
 
     def set_hooks(self, hooks: object | None) -> None:

@@ -111,7 +111,12 @@ class ModuleEnv:
     # --- written types ----------------------------------------------------------
 
     def resolve_type(self, t: n.TypeRef, void_ok: bool = False) -> Type:
-        """A written type as a Type; reports unknown names and misuse."""
+        """A written type as a Type, stored on it for the compiler; reports
+        unknown names and misuse (and stores ERROR)."""
+        t.ty = ty = self._resolve(t, void_ok)
+        return ty
+
+    def _resolve(self, t: n.TypeRef, void_ok: bool) -> Type:
         parts = t.path
         if len(parts) == 1:
             name = parts[0]
@@ -239,12 +244,9 @@ def resolve_signatures(env: ModuleEnv) -> None:
             _signature(env, sym, node)
         elif kind == "hosttype":
             methods: dict[str, Sym] = {}
+            spans: dict[str, Span] = {}
             for m in node.methods:
-                if m.name.startswith("__"):
-                    reserved(env, m.name, m.name_span)
-                if m.name in methods:
-                    first = methods[m.name].node.name_span
-                    _duplicate(env, m, f"method `{m.name}` is declared twice", first)
+                if not _first_of_its_name(env, "method", m.name, m.name_span, spans, _first_help):
                     continue
                 msym = Sym("hostfn", env.path, m)
                 msym.ref = n.Ref("hostmethod", env.path, m.name, owner=node.name)
@@ -257,7 +259,7 @@ def _fields(env: ModuleEnv, node: n.StructDecl) -> dict[str, Type]:
     fields: dict[str, Type] = {}
     spans: dict[str, Span] = {}
     for f in node.fields:
-        if not _first_of_its_name(env, "field", f.name, f.span, spans, _first_field_help):
+        if not _first_of_its_name(env, "field", f.name, f.span, spans, _first_help):
             continue
         fields[f.name] = env.resolve_type(f.type)
     return fields
@@ -266,23 +268,14 @@ def _fields(env: ModuleEnv, node: n.StructDecl) -> dict[str, Type]:
 def _signature(env: ModuleEnv, sym: Sym, node: n.FnDecl | n.HostFn) -> None:
     seen: dict[str, Span] = {}
     params = []
-    for p in node.params:
-        if p.name.startswith("__"):
-            reserved(env, p.name, p.span)
-        if p.name in seen:
-            env.error(
-                "E0210",
-                f"parameter `{p.name}` is declared twice",
-                p.span,
-                f"the first is at line {seen[p.name].line}, column {seen[p.name].col}",
-            )
-        seen[p.name] = p.span
+    for p in node.params:  # a duplicate keeps its place: arguments are positional
+        _first_of_its_name(env, "parameter", p.name, p.span, seen, _first_param_help)
         params.append(env.resolve_type(p.type))
     sym.params = tuple(params)
     sym.ret = VOID if node.ret is None else env.resolve_type(node.ret, void_ok=True)
 
 
-def _first_field_help(first: Span) -> str:
+def _first_help(first: Span) -> str:
     return f"the first declaration is at line {first.line}"
 
 
@@ -308,10 +301,6 @@ def _first_of_its_name(
         return False
     seen[name] = span
     return True
-
-
-def is_key_type(t: Type) -> bool:
-    return t in KEY_TYPES or t is ERROR
 
 
 def contains_host(t: Type, envs: dict[str, ModuleEnv], seen: set | None = None) -> bool:
