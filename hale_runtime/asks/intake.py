@@ -27,6 +27,7 @@ from hale_runtime.asks.leader import Ask, Brief, Decision, decide, parse, prompt
 from hale_runtime.engine.engine import check_inputs
 from hale_runtime.memory import Fenced, Grant
 from hale_runtime.performers import ModelCall, ModelProvider
+from hale_runtime.seen import Seen
 
 PLAN_TTL_S = 300.0
 OFFERED, REFUSED = "intent.offered", "intent.refused"
@@ -92,9 +93,9 @@ class Intake:
         self.holder, self.owner, self.plan_ttl_s = holder, owner or None, plan_ttl_s
         self.executor = executor or ThreadPoolExecutor(2, thread_name_prefix="leader")
         self.say = say or (lambda line: print(f"hale asks: {line}", file=sys.stderr, flush=True))
-        self.answered: set[str] = set()
+        self.answered = Seen()  # intents offered or refused
         self.owners: dict[str, str] = {}  # position -> the owner the record names
-        self.words: dict[str, str] = {}  # intent -> the Leader's journaled answer
+        self.words: dict[str, str] = {}  # intent not yet answered -> the Leader's journaled answer
         self.planning: dict[str, Planning] = {}
         self.late: list[Planning] = []  # words still out on claims that expired
         self.said: set[str] = set()
@@ -102,16 +103,37 @@ class Intake:
 
     # ---- the fold ----------------------------------------------------------------
 
+    def catch_up(self) -> None:
+        """Read to the record's tip (before a checkpoint)."""
+        self.read()
+
     def read(self) -> None:
         """Take in the rows written since the last read."""
-        for row in self.record.rows(since=self.cursor):
+        for row in self.record.scan(self.cursor):
             self.cursor = row.seq
             if row.kind in (OFFERED, REFUSED):
                 self.answered.add(row.key)
+                self.words.pop(row.key, None)  # answered: no decision reads its word again
             elif row.kind == "model.called" and row.key.startswith("plan/"):
-                self.words[row.key.removeprefix("plan/")] = str(row.body.get("answer", ""))
+                intent = row.key.removeprefix("plan/")
+                if intent not in self.answered:
+                    self.words[intent] = str(row.body.get("answer", ""))
             elif row.kind == "position.filled" and row.body.get("owner"):
                 self.owners[filled_position(row.key, row.body)] = str(row.body["owner"])
+
+    def snapshot(self) -> dict[str, Any]:
+        """The intake's fold as plain data (a checkpoint's part)."""
+        return {
+            "answered": self.answered.to_bytes(),
+            "owners": dict(self.owners),
+            "words": dict(self.words),
+        }
+
+    def restore(self, seq: int, data: dict[str, Any]) -> None:
+        """Stand where a checkpoint at `seq` stood; `read` goes on from there."""
+        self.answered = Seen.from_bytes(data["answered"])
+        self.owners, self.words = dict(data["owners"]), dict(data["words"])
+        self.cursor = seq
 
     # ---- what the organization calls ----------------------------------------------
 

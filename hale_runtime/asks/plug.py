@@ -31,8 +31,10 @@ def plug(org: Any) -> Intake:
         from hale_runtime.performers import Performers, plugin_manager
 
         performers = Performers(plugin_manager(LegPlugin(), *model_plugins()))
-        engine = Engine(org.record, org.memory, performers, budget=genome.budget)
+        engine = Engine(org.record, org.memory, performers, budget=genome.budget,
+                        resume=_resumed(org, "engine"))  # fmt: skip
         org.engine = engine
+        _folds(org)["engine"] = engine
         org.tickers.append(engine.pump)
     else:
         engine.performers.by_kind["agent"] = LegPerformer()
@@ -48,8 +50,26 @@ def plug(org: Any) -> Intake:
         holder=org.holder, owner=owner, plan_ttl_s=org.settings.claim_ttl_s,
     )  # fmt: skip
     settler = Settler(org.record, engine, owner=owner)
+    for name, fold in (("intake", intake), ("settler", settler)):
+        resumed = _resumed(org, name)
+        if resumed is not None:
+            fold.restore(*resumed)
+        _folds(org)[name] = fold
     org.dispatcher.on("IntentRequested", intake.on_intent_requested)
     org.dispatcher.on("AttemptAllowanceRequested", settler.on_allowance_requested)
     org.dispatcher.on("AttemptOutcomeRequested", settler.on_outcome_requested)
     org.tickers.append(intake.tick)
     return intake
+
+
+def _resumed(org: Any, fold: str) -> tuple[int, Any] | None:
+    """The checkpoint's part for `fold`, when the organization resumed from one."""
+    resumed = getattr(org, "resumed", None)
+    return resumed(fold) if resumed is not None else None
+
+
+def _folds(org: Any) -> dict[str, Any]:
+    """Where the organization keeps the folds it checkpoints (a dict of its own if none)."""
+    if not hasattr(org, "folds"):
+        org.folds = {}
+    return org.folds

@@ -46,18 +46,19 @@ def wait_answer(
     """(the answer row, the task id when admitted) or (None, "") when none came in time."""
     deadline = monotonic() + timeout_s
     while True:
-        found = [r for r in record.rows(kind=ANSWERS, key_prefix=intent) if r.key == intent]
+        found = record.rows(kind=ANSWERS, key=intent)
         if found:
-            return found[0], task_of(record, intent)
+            return found[0], task_of(record, intent, found[0].seq)
         if monotonic() >= deadline:
             return None, ""
         sync_quietly(record)
         sleep(POLL_S)
 
 
-def task_of(record: Record, intent: str) -> str:
-    """The root task admitted for the intent ("" when none is)."""
-    for row in record.rows(kind="workflow.admitted"):
+def task_of(record: Record, intent: str, since: int = 0) -> str:
+    """The root task admitted for the intent ("" when none is); its admission
+    follows the intent's answer, so a reader that has the answer's seq starts there."""
+    for row in record.scan(max(since - 1, 0), kind="workflow.admitted"):
         if row.body.get("ask") == intent:
             return row.key
     return ""

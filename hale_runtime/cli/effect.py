@@ -31,7 +31,7 @@ def effect() -> None:
 @click.option("--outcome", type=click.Choice(["failed", "succeeded"]), required=True)
 def resolve(target: str, outcome: str) -> None:
     """Ask the organization to record the outcome a person decided for an attempt."""
-    from hale_runtime.engine.show import fold_root
+    from hale_runtime.engine.show import read_root
     from hale_runtime.record import Record, RecordError
     from hale_runtime.schedules.ask import organism_running, sync_quietly
 
@@ -41,7 +41,7 @@ def resolve(target: str, outcome: str) -> None:
     try:
         root = find_root()
         record = Record.open(root)
-        a = fold_root(record.rows(), attempt).attempts.get(attempt)
+        a = read_root(record, attempt).attempts.get(attempt)
         if a is None:
             fail(f"no attempt {attempt} in the record")
         if a.outcome is not None:
@@ -75,7 +75,7 @@ def resolve(target: str, outcome: str) -> None:
 
 
 def _rows(record, kind: str, attempt: str) -> list:
-    return [r for r in record.rows(kind=kind, key_prefix=attempt) if r.key == attempt]
+    return record.rows(kind=kind, key=attempt)
 
 
 def _await_outcome(record, attempt: str):

@@ -34,13 +34,11 @@ def history(key_prefix: str, kind: str | None, since: int, stamped: bool, as_jso
     try:
         root = find_root()
         record = Record.open(root)
-        rows = record.rows(since=since, kind=kind, key_prefix=key_prefix, stamped_only=stamped)
+        rows = list(record.scan(since, kind, _ranges(key_prefix), stamped_only=stamped))
         held = record.stamped_count()
     except (NotAProject, RecordError) as exc:
         fail(str(exc))
     for row in rows:
-        if not _within(row.key, key_prefix):
-            continue
         if as_json:
             click.echo(
                 json.dumps({**row.as_json(), "stamped": row.seq <= held}, ensure_ascii=False)
@@ -49,8 +47,13 @@ def history(key_prefix: str, kind: str | None, since: int, stamped: bool, as_jso
             click.echo(f"{row.kind} {row.key} {json.dumps(row.body, ensure_ascii=False)}")
 
 
-def _within(key: str, prefix: str) -> bool:
-    """Is `key` the prefix itself or below it, segment-wise?"""
-    if not prefix or len(key) == len(prefix) or prefix[-1] in SEPARATORS:
-        return True
-    return key[len(prefix)] in SEPARATORS
+def _ranges(prefix: str) -> list[tuple[str, str | None]]:
+    """The key ranges (for the record's index) of the prefix itself and what
+    lies below it, segment-wise; a prefix ending in a separator as written."""
+    from hale_runtime.record.index import key_ranges, prefix_range
+
+    if not prefix:
+        return []
+    if prefix[-1] in SEPARATORS:
+        return [prefix_range(prefix)]
+    return key_ranges(prefix, SEPARATORS)

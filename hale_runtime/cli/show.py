@@ -16,12 +16,12 @@ def show(task: str) -> None:
         from hale_runtime.schedules.show import show_processes
 
         return show_processes()
-    from hale_runtime.engine.show import fold_root, render
+    from hale_runtime.engine.show import read_root, render
     from hale_runtime.record import Record, RecordError
 
     try:
         record = Record.open(find_root())
-        state = fold_root(record.rows(), task)
+        state = read_root(record, task)
     except (NotAProject, RecordError) as exc:
         fail(str(exc))
     if task not in state.tasks:

@@ -123,9 +123,7 @@ def _await_settled(root: Path, attempt: str):
     record = Record.open(root)
     deadline = time.monotonic() + answer_wait_s()
     while time.monotonic() < deadline:
-        found = [
-            r for r in record.rows(kind="attempt.outcome", key_prefix=attempt) if r.key == attempt
-        ]
+        found = record.rows(kind="attempt.outcome", key=attempt)
         if found:
             return found[0]
         sync_quietly(record)

@@ -96,6 +96,17 @@ class Budget:
         """Fold one `budget.exhausted` row."""
         self.announced.add(window)
 
+    def snapshot(self) -> dict[str, Any]:
+        """The windows and the announcements as plain data (pending calls are no fold's)."""
+        return {
+            "windows": {label: (w.spent, w.calls) for label, w in self.windows.items()},
+            "announced": sorted(self.announced),
+        }
+
+    def restore(self, data: dict[str, Any]) -> None:
+        self.windows = {label: _Window(*w) for label, w in data["windows"].items()}
+        self.announced = set(data["announced"])
+
     # ---- the gate --------------------------------------------------------------
 
     def spent(self, window: str) -> tuple[int, int]:

@@ -64,6 +64,7 @@ class Engine:
         clock: Callable[[], int] | None = None,
         ceiling_micros: int = CEILING_MICROS,
         tell_board: Callable[[dict[str, Any]], None] | None = None,
+        resume: tuple[int, dict[str, Any]] | None = None,
     ):
         self.record, self.memory = record, memory
         self.performers = performers or Performers()
@@ -72,7 +73,7 @@ class Engine:
         self.tell_board = tell_board  # told once a window is exhausted (after its row is written)
         self._told: list[dict[str, Any]] = []
         self.holder = record.who
-        self.state = State(Budget(budget or BudgetPolicy()))
+        self.state = State(Budget(budget or BudgetPolicy()), forget_settled=True)
         self.batch: list[tuple[str, str, dict[str, Any]]] = []
         self.inbox: list[tuple[str, str, Answer | Pending]] = []
         self.unclaimed: list[Attempt] = []
@@ -80,19 +81,37 @@ class Engine:
         self.to_reconcile: list[Attempt] = []
         self.cursor = 0
         self.ctx = Context(self._admit_spend, self._note_call, self.performers.provider, self.clock)
-        self.rebuild()
+        self.resume(resume)
+
+    def resume(self, checkpoint: tuple[int, dict[str, Any]] | None) -> None:
+        """Stand where a checkpoint's `(seq, snapshot)` stood and fold what
+        followed; with none (or one made under another budget policy), fold all."""
+        policy = self.state.budget.policy
+        if checkpoint is None or tuple(checkpoint[1].get("policy", ())) != _policy(policy):
+            self.rebuild()
+            return
+        seq, data = checkpoint
+        self.state = State.restore(Budget(policy), data["state"])
+        self.rebuild(since=seq)
+
+    def snapshot(self) -> dict[str, Any]:
+        """The engine's fold at its cursor as plain data (a checkpoint's part)."""
+        upto = self.cursor
+        state = self.state.snapshot(lambda root: self.record.under(root, "/.", until=upto))
+        return {"policy": _policy(self.state.budget.policy), "state": state}
 
     # ---- the fold ------------------------------------------------------------
 
-    def rebuild(self) -> None:
-        """Fold the whole record; queue what a dead process left unfinished."""
-        budget = self.state.budget
-        self.state = State(Budget(budget.policy))
-        rows = self.record.rows()
+    def rebuild(self, since: int = 0) -> None:
+        """Fold the record (after `since`, onto a state restored there); queue
+        what a dead process left unfinished."""
+        if not since:
+            self.state = State(Budget(self.state.budget.policy), forget_settled=True)
+        self.cursor = since
         apply = self.state.apply
-        for r in rows:
+        for r in self.record.scan(since):
             apply(r.kind, r.key, r.body, r.at)
-        self.cursor = rows[-1].seq if rows else 0
+            self.cursor = r.seq
         self.batch.clear()
         self.inbox.clear()
         self.to_deliver.clear()
@@ -109,7 +128,7 @@ class Engine:
 
     def _fold_new(self, own: set[str] | None = None) -> None:
         apply = self.state.apply
-        for r in self.record.rows(since=self.cursor):
+        for r in self.record.scan(self.cursor):
             if own is None or r.id not in own:
                 apply(r.kind, r.key, r.body, r.at)
             self.cursor = r.seq
@@ -138,8 +157,10 @@ class Engine:
     ) -> Admitted:
         """Admit an execution of a bound definition under `ask` (idempotent by ask)."""
         self._fold_new()
-        if ask in self.state.asks:
-            return Admitted(self.state.asks[ask])
+        if self.state.seen_ask(ask):
+            seen = self._admitted_under(ask)
+            if seen is not None:
+                return seen
         refused = check_inputs(definition, inputs)
         if refused:
             return Admitted(refused=refused)
@@ -157,13 +178,23 @@ class Engine:
         """Bind the newest revision of `definition` from a catalog and admit it."""
         from hale_runtime.catalog import Refused
 
-        if ask in self.state.asks:
-            return Admitted(self.state.asks[ask])
+        seen = self._admitted_under(ask) if self.state.seen_ask(ask) else None
+        if seen is not None:
+            return seen
         try:
             bound = catalog.bind(definition, None, inputs)
         except Refused as refusal:
             return Admitted(refused=refusal.reason)
         return self.admit(bound, ask, convener, inputs)
+
+    def _admitted_under(self, ask: str) -> Admitted | None:
+        """The admission an ask already has: a root held, or one settled and
+        forgotten, read back from the record (None when its digest misled)."""
+        task = self.state.asks.get(ask)
+        if task is None:
+            row = self.record.admission(ask)
+            task = row.key if row is not None else None
+        return Admitted(task) if task is not None else None
 
     def reply(self, attempt: str, performer: str, outcome: str, detail: str = "") -> None:
         """A performer's answer, taken in the next round."""
@@ -174,7 +205,8 @@ class Engine:
         self._fold_new()
         t = self.state.tasks.get(task)
         if t is None:
-            return f"no task {task}"
+            settled = self.settled(task)
+            return f"{task} has settled {settled}" if settled else f"no task {task}"
         if t.parent is not None:
             return f"{task} is a child task; only a root is cancelled"
         if t.outcome is not None:
@@ -221,8 +253,18 @@ class Engine:
         return total
 
     def settled(self, task: str) -> str | None:
+        """The task's outcome once settled (read back from the record when its
+        root has left the state), else None."""
         t = self.state.tasks.get(task)
-        return t.outcome if t is not None else None
+        if t is not None:
+            return t.outcome
+        if (
+            task not in self.state.roots_settled
+            and ids.root_of(task) not in self.state.roots_settled
+        ):
+            return None
+        rows = self.record.rows(kind="workflow.settled", key=task)
+        return str(rows[0].body.get("outcome")) if rows else None
 
     # ---- advancing -----------------------------------------------------------
 
@@ -381,6 +423,8 @@ class Engine:
 
     def _take(self, attempt: str, performer: str, result: Answer | Pending) -> None:
         a = self.state.attempts.get(attempt)
+        if a is None and self.state.forgotten(attempt):
+            return  # its root has settled: an answer now changes nothing, as for any settled one
         if a is None or performer != a.performer:
             why = "nobody's: " + (
                 f"the attempt was admitted to the {a.performer}"
@@ -421,6 +465,10 @@ class Engine:
         if self.tell_board is not None:
             for body in told:
                 self.tell_board(body)
+
+
+def _policy(policy: BudgetPolicy) -> tuple[str, int]:
+    return (policy.window, policy.allowance_micros)
 
 
 def _call_body(call: ModelCall) -> dict[str, Any]:

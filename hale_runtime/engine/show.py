@@ -28,6 +28,12 @@ def fold_root(rows: list[Any], task: str) -> State:
     return state
 
 
+def read_root(record: Any, task: str) -> State:
+    """The state of `task`'s root tree, its rows read from the record's index
+    by key (the root and every key below it), so it costs the same at any age."""
+    return fold_root(record.under(ids.root_of(task), "/."), task)
+
+
 def render(state: State, task: str) -> str:
     t = state.tasks[task]
     lines: list[str] = []

@@ -11,16 +11,28 @@ step counts the members still out (`out`) and fails when one settles
 anything but succeeded. A failed step halts what runs below it (child
 executions admit nothing new), and a cancelled root halts its whole tree.
 The fold marks every task it touches as dirty for the engine to advance.
+
+A long-lived organization folds with `forget_settled`: once a root settles,
+its tree leaves the state, and what a later decision reads of it stays: its
+ask among the asks seen (a compact `Seen`), its id among the roots settled
+(so a late row about it is ignored, not taken for a new task), the count of
+roots. Readers that show settled work (`hale dna show`, the debugger) fold
+one root's rows with everything kept. `snapshot`/`restore` make the state a
+checkpoint's plain data: the counters, the budget's windows, the ids seen,
+and for each root still open the rows that built it, folded again by
+`apply` on restore, so `apply` stays the one thing that changes the state.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from hale_runtime.engine import ids
 from hale_runtime.engine.budget import Budget
 from hale_runtime.engine.plan import ChildPlan, LeafPlan, Plan, plan_from_json
+from hale_runtime.seen import Seen
 
 SUCCEEDED = "succeeded"
 CANCELLED = "cancelled"
@@ -90,12 +102,15 @@ class Task:
 
 
 class State:
-    def __init__(self, budget: Budget):
+    def __init__(self, budget: Budget, forget_settled: bool = False):
         self.budget = budget
+        self.forget_settled = forget_settled
         self.tasks: dict[str, Task] = {}
         self.units: dict[str, Unit] = {}
         self.attempts: dict[str, Attempt] = {}
-        self.asks: dict[str, str] = {}
+        self.asks: dict[str, str] = {}  # ask -> the root admitted for it, while held
+        self.asks_settled = Seen()  # the asks of roots settled and forgotten
+        self.roots_settled = Seen()  # the roots settled and forgotten
         self.roots = 0
         self.dirty: dict[Task, None] = {}  # in the order touched
         self.open: dict[str, None] = {}  # tasks not yet settled, in admission order
@@ -118,15 +133,82 @@ class State:
     def apply(self, kind: str, key: str, body: dict[str, Any], at: int) -> None:
         """Fold one row."""
         handler = self._apply.get(kind)
-        if handler is not None:
-            handler(key, body, at)
-        elif kind in FACT_KINDS:
-            self._fact(kind, key, body)
+        try:
+            if handler is not None:
+                handler(key, body, at)
+            elif kind in FACT_KINDS:
+                self._fact(kind, key, body)
+        except KeyError:
+            if not self.forgotten(key):
+                raise  # a row about nothing the record holds
+            # a late row about settled work: it changes nothing
+
+    def forgotten(self, key: str) -> bool:
+        """Whether `key` lies under a root settled and forgotten."""
+        return bool(self.roots_settled) and ids.root_of(key) in self.roots_settled
+
+    def seen_ask(self, ask: str) -> bool:
+        """Whether a root was admitted under `ask` (held, or settled and forgotten)."""
+        return ask in self.asks or ask in self.asks_settled
+
+    # ---- checkpoints ---------------------------------------------------------------
+
+    def snapshot(self, rows_of: Callable[[str], Iterable[Any]]) -> dict[str, Any]:
+        """The state as plain data; `rows_of(root)` gives an open root's rows (seq order)."""
+        held: list[tuple[int, str, str, dict[str, Any], int]] = []
+        for task in self.open:
+            if self.tasks[task].parent is None:
+                held += [(r.seq, r.kind, r.key, r.body, r.at) for r in rows_of(task)]
+        held.sort(key=lambda r: r[0])
+        return {
+            "roots": self.roots,
+            "asks_settled": self.asks_settled.to_bytes(),
+            "roots_settled": self.roots_settled.to_bytes(),
+            "budget": self.budget.snapshot(),
+            "open": [r[1:] for r in held],
+        }
+
+    @classmethod
+    def restore(cls, budget: Budget, data: dict[str, Any]) -> State:
+        """The state a snapshot describes: its open roots folded again from their
+        rows (by `apply`, as ever), then the counters, ids and budget set."""
+        state = cls(budget, forget_settled=True)
+        for kind, key, body, at in data["open"]:
+            state.apply(kind, key, body, at)
+        state.roots = data["roots"]
+        state.asks_settled = Seen.from_bytes(data["asks_settled"])
+        state.roots_settled = Seen.from_bytes(data["roots_settled"])
+        budget.restore(data["budget"])
+        return state
+
+    # ---- forgetting settled work -------------------------------------------------
+
+    def _forget(self, t: Task) -> None:
+        """`t`, a settled root, and everything below it leave the state."""
+        if t.ask:
+            self.asks.pop(t.ask, None)
+            self.asks_settled.add(t.ask)
+        self.roots_settled.add(t.id)
+        todo = [t]
+        while todo:
+            task = todo.pop()
+            self.tasks.pop(task.id, None)
+            self.open.pop(task.id, None)
+            self.dirty.pop(task, None)
+            for step in task.steps:
+                for m in step.members.values():
+                    if isinstance(m, ChildMember):
+                        if m.task is not None:
+                            todo.append(m.task)
+                        continue
+                    self.units.pop(m.id, None)
+                    for a in m.attempts:
+                        self.attempts.pop(a.id, None)
 
     # ---- tasks and steps ---------------------------------------------------------
 
     def _admitted(self, key: str, body: dict[str, Any], at: int) -> None:
-        if key in self.tasks:
+        if key in self.tasks or self.forgotten(key):
             return
         if "plan" in body:
             t = Task(key, plan_from_json(body["plan"]), None, body.get("ask", ""))
@@ -210,6 +292,8 @@ class State:
         self.dirty.pop(t, None)
         if t.parent is not None and t.parent.outcome is None:
             self._settle_member(t.parent, t.outcome)
+        elif t.parent is None and self.forget_settled:
+            self._forget(t)
 
     def _cancelled(self, key: str, body: dict[str, Any], at: int) -> None:
         t = self.tasks.get(key)

@@ -55,7 +55,7 @@ class Head:
         self.record, self.memory, self.lease_s, self.leg_kinds = record, memory, lease_s, leg_kinds
         self.owner = owner or None  # over a shared record: the organization this head serves
         self.owners = Owners()
-        self.state = State(Budget(BudgetPolicy()))
+        self.state = State(Budget(BudgetPolicy()), forget_settled=True)
         self.open: dict[str, None] = {}  # attempts open for legs, in the order delivered
         self.asked: set[str] = set()  # attempts whose allowance was asked
         self.allowances: dict[str, dict[str, Any]] = {}  # attempt -> the organization's answer
@@ -69,7 +69,7 @@ class Head:
     def read(self) -> None:
         """Take in the rows written since the last read."""
         apply = self.state.apply
-        for r in self.record.rows(since=self.cursor):
+        for r in self.record.scan(self.cursor):
             self.cursor = r.seq
             apply(r.kind, r.key, r.body, r.at)
             self._note(r.kind, r.key, r.body)

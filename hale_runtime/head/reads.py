@@ -12,19 +12,21 @@ Reads take no lease and write nothing.
   holders, the nodes and the edges (`node_kind`/`edge_kind` narrow them).
 - `dna.work.hat` is what a Work is done under, for an attempt, Work (leaf
   unit) or task id: the task's definition, ask, convener and state from
-  the engine's own fold of its tree (`fold_root`), each Work's brief
+  the engine's own fold of its tree (`read_root`), each Work's brief
   (objective, requires, attempts allowed) and state, and the practices the
   Board has ratified for org, as the Leader's brief reads them.
 """
 
 from __future__ import annotations
 
+from itertools import islice
 from typing import Any
 
 from hale_runtime.asks.genome import ratified_practices
 from hale_runtime.engine.ids import root_of, task_of
-from hale_runtime.engine.show import _attempt_state, _task_state, fold_root
+from hale_runtime.engine.show import _attempt_state, _task_state, read_root
 from hale_runtime.engine.state import Unit
+from hale_runtime.record.index import prefix_range
 
 READS = ("dna.record.read", "dna.graph.read", "dna.work.hat")
 LIMIT, MAX_LIMIT = 500, 5000
@@ -49,7 +51,8 @@ def read_record(record: Any, params: dict[str, Any], landed: int = 0) -> dict[st
         raise ReadRefused(f"refused: limit is 1 to {MAX_LIMIT}, not {limit}")
     kind, prefix = _text(params, "kind"), _text(params, "key_prefix")
     end = record.cursor(stamped_only=True)
-    rows = record.rows(since=since, kind=kind or None, key_prefix=prefix or None, stamped_only=True)
+    ranges = [prefix_range(prefix)] if prefix else []
+    rows = list(islice(record.scan(since, kind or None, ranges, stamped_only=True), limit + 1))
     page, more = rows[:limit], len(rows) > limit
     cursor = page[-1].seq if more else max(end, since)
     return {"rows": [r.as_json() for r in page], "cursor": cursor, "more": more, "landed": landed}
@@ -73,7 +76,7 @@ def work_hat(record: Any, of: str) -> dict[str, Any]:
     if not of:
         raise ReadRefused("refused: dna.work.hat names an attempt, Work or task (id)")
     root = root_of(of)
-    state = fold_root(record.rows(key_prefix=root), root)
+    state = read_root(record, root)
     task, top = state.tasks.get(task_of(of)), state.tasks.get(root)
     if task is None or top is None:
         raise ReadRefused(f"refused: the record holds no task {task_of(of)}")

@@ -24,6 +24,7 @@ from typing import Any
 from hale_runtime.asks.intake import Owners
 from hale_runtime.engine.ids import root_of
 from hale_runtime.performers import Answer, ModelCall
+from hale_runtime.seen import Seen
 
 ALLOWANCE, OUTCOME = "attempt.allowance", "attempt.outcome"
 LEG_KINDS = frozenset({"agent"})
@@ -34,13 +35,40 @@ class Settler:
                  owner: str | None = None):  # fmt: skip
         self.record, self.engine, self.leg_kinds = record, engine, leg_kinds
         self.owner, self.owners = owner or None, Owners()
-        self.grants: dict[str, int] = {}  # attempt -> micro-dollars granted
-        self.allowed: set[str] = set()  # attempts whose allowance is answered
-        self.settled: set[str] = set()  # attempts whose outcome ask is answered
+        self.grants: dict[str, int] = {}  # attempt still out -> micro-dollars granted
+        self.allowed = Seen()  # attempts whose allowance is answered
+        self.settled = Seen()  # attempts whose outcome ask is answered
         self.cursor = 0
 
+    def snapshot(self) -> dict[str, Any]:
+        """The Settler's fold as plain data (a checkpoint's part)."""
+        o = self.owners
+        return {
+            "owners": (dict(o.positions), dict(o.asked), dict(o.to)),
+            "grants": dict(self.grants),
+            "allowed": self.allowed.to_bytes(),
+            "settled": self.settled.to_bytes(),
+        }
+
+    def restore(self, seq: int, data: dict[str, Any]) -> None:
+        """Stand where a checkpoint at `seq` stood; `read` goes on from there."""
+        positions, asked, to = data["owners"]
+        self.owners.positions, self.owners.asked, self.owners.to = (
+            dict(positions),
+            dict(asked),
+            dict(to),
+        )
+        self.grants = dict(data["grants"])
+        self.allowed = Seen.from_bytes(data["allowed"])
+        self.settled = Seen.from_bytes(data["settled"])
+        self.cursor = seq
+
+    def catch_up(self) -> None:
+        """Read to the record's tip (before a checkpoint)."""
+        self.read()
+
     def read(self) -> None:
-        for row in self.record.rows(since=self.cursor):
+        for row in self.record.scan(self.cursor):
             self.cursor = row.seq
             self.owners.note(row.kind, row.key, row.body)
             if row.kind == f"{ALLOWANCE}.answered":
@@ -49,6 +77,7 @@ class Settler:
                     self.grants[row.key] = int(row.body.get("granted", 0))
             elif row.kind == f"{OUTCOME}.answered":
                 self.settled.add(row.key)
+                self.grants.pop(row.key, None)  # settled: its grant is read no more
 
     def _fold(self) -> None:
         self.engine.catch_up()

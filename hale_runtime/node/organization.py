@@ -9,6 +9,8 @@ each message by topic (`hale_runtime.nerves.Dispatcher`), until SIGTERM.
 The workflow engine plugs in through `hale_runtime.engine.attach(org)` when
 that module has one, and the loci (the Scheduler: hale_runtime/schedules)
 when the catalog loaded; their ticks run after each poll (`tickers`). The
+folds they keep start from the newest checkpoint (checkpoint.py) and are
+checkpointed again as the record grows (the last ticker). The
 organization itself answers NodePingRequested (below). Nerves
 or memory that fail end the process: an organization that cannot hear or
 claim stops rather than act.
@@ -34,6 +36,7 @@ from typing import Any
 
 from hale_runtime.memory import Fenced, MemoryFailed, memory_dsn, nerves_dsn, open_memory
 from hale_runtime.nerves import Dispatcher, Message, NervesFailed, open_nerves
+from hale_runtime.node.checkpoint import Checkpoint, Checkpointer, Checkpoints, Fold
 from hale_runtime.node.settings import Settings
 from hale_runtime.node.syncing import sync as locked_sync
 from hale_runtime.record import Record, RecordError
@@ -58,6 +61,13 @@ class Organization:
         self.tickers: list[Callable[[], None]] = []  # run after each poll (the loci's ticks)
         self.settings = Settings.from_env()
         self.body_token = int(os.environ.get("HALE_DNA_BODY_TOKEN") or 0)  # the lease's epoch
+        self.folds: dict[str, Fold] = {}  # what a checkpoint holds, by name (the plugs add them)
+        self.checkpoints = Checkpoints(self.record.repo.path, _say)
+        self.checkpoint: Checkpoint | None = None  # the one this start resumed from
+
+    def resumed(self, fold: str) -> tuple[int, Any] | None:
+        """(seq, snapshot) of `fold` in the checkpoint this start resumed from."""
+        return self.checkpoint.part(fold) if self.checkpoint is not None else None
 
     def load(self) -> None:
         """Load the genome's catalog and plug in what runs on it.
@@ -71,12 +81,15 @@ class Organization:
             self.catalog = load_catalog(self.genome)
         except GenomeError as error:
             first = error.text.strip().splitlines()[0] if error.text.strip() else "?"
-            print(f"hale organization: no catalog: {first}", file=sys.stderr, flush=True)
+            _say(f"no catalog: {first}")
         self.dispatcher.on("NodePingRequested", self._ping)
+        self.checkpoint = self.checkpoints.load(self.record)
         _plug_engine(self)
         if self.catalog is not None:  # the loci run on the catalog; without one, none
             _plug_asks(self)
             _plug_schedules(self)
+        self.checkpoint = None  # restored: its parts are the folds' now
+        self.tickers.append(Checkpointer(self.record, self.checkpoints, self.folds).tick)
 
     def once(self, key: str, stem: str, row_key: str, act: Callable[[], None]) -> bool:
         """Run `act` under claim `key` unless the record answered it; whether it ran."""
@@ -93,7 +106,7 @@ class Organization:
         try:
             self.memory.check_fence(key, grant.token)
         except Fenced as fenced:
-            print(f"hale organization: not acting: {fenced}", file=sys.stderr, flush=True)
+            _say(f"not acting: {fenced}")
             return False
         act()
         locked_sync(self.record)
@@ -128,6 +141,10 @@ class Organization:
                 self.dispatcher.dispatch(message)
             for tick in self.tickers:
                 tick()
+
+
+def _say(line: str) -> None:
+    print(f"hale organization: {line}", file=sys.stderr, flush=True)
 
 
 def _plug_engine(org: Organization) -> None:

@@ -1,17 +1,23 @@
 """The Record: this clone's chain of rows, read incrementally and appended by CAS.
 
-A Record keeps the decoded chain in memory (rows, their ids, and for each
-commit how many rows it added). Every read first looks at the ref: when the
-tip is the one it knows, nothing is decoded; when the chain grew, only the new
-commits are; when a sync rebased it, the chain is cut back to the commit both
+The chain lives in two parts. Its settled prefix (stamped commits) is in the
+index (index.py), shared by every process of the clone and read by place,
+kind or key; only the tail past it (rows not yet stamped, or too few yet to
+be worth a write) is held in memory, so a process's memory does not grow
+with the record's age. Every read first looks at the ref: when the tip is
+the one it knows, nothing is decoded; when the chain grew, only the new
+commits are (walked back from the tip to a commit it knows, then read
+forward); when a sync rebased it, the chain is cut back to the commit both
 share and continues from there. A row whose id already appeared earlier in
-the chain is skipped, so a row present twice is read once. A cold start loads
-the cache file (cache.py) and then walks git only past what it held.
+the chain is skipped, so a row present twice is read once. Once enough
+stamped commits wait in the tail they move into the index and leave memory.
+When the index cannot be used (a read-only .git) the whole chain stays in
+memory, as it did before there was one.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -19,16 +25,19 @@ import pygit2
 
 from hale_runtime.gc_pause import collector_paused
 from hale_runtime.record import receipts, store
-from hale_runtime.record.cache import Cache, Commit
 from hale_runtime.record.errors import RecordError
 from hale_runtime.record.identity import Clock, clone_id, default_who, wall_clock
+from hale_runtime.record.index import Commit, Index, IndexFailed, key_ranges, prefix_range
 from hale_runtime.record.row import Row, decode_line, new_row
 
 if TYPE_CHECKING:
     from hale_runtime.record.sync import SyncReport
 
 MAX_APPEND_TRIES = 500
-PERSIST_BACKLOG = 64  # settled commits the cache may lag by before a write (see close())
+PERSIST_BACKLOG = 64  # stamped commits the tail may hold before they move into the index
+PERSIST_ROWS = 20_000  # ... or stamped rows
+READ_CHUNK = 256  # commits read from git at a time when the chain grew a lot
+Ranges = Sequence[tuple[str, str | None]]
 _new = tuple.__new__  # a Row from a full tuple, without NamedTuple's argument parsing
 
 
@@ -47,14 +56,16 @@ class Record:
         self.clock: Clock = clock or wall_clock
         self.clone = clone_id(repo)
         self.who = who or default_who(self.clone)
-        self._cache = Cache(repo.path)
+        self._index: Index | None = None
+        self._writable = True  # whether the tail may still move into the index
         self._loaded = False
         self._tip: pygit2.Oid | None = None
-        self._commits: list[Commit] = []
-        self._pos: dict[str, int] = {}  # commit hex -> its index in _commits
-        self._ends: list[int] = []  # rows in the chain up to and including each commit
+        self._base: tuple[int, int, str] = (0, 0, "")  # commits, rows, last hex in the index
+        self._commits: list[Commit] = []  # the tail: commits past the base
+        self._pos: dict[str, int] = {}  # tail commit hex -> its place in the whole chain
+        self._ends: list[int] = []  # rows in the chain up to and including each tail commit
         self._rows: list[Row] = []
-        self._ids: dict[str, int] = {}  # row id -> seq
+        self._ids: dict[str, int] = {}  # tail row id -> seq
 
     @classmethod
     def open(
@@ -74,33 +85,95 @@ class Record:
         kind: str | Iterable[str] | None = None,
         key_prefix: str | None = None,
         stamped_only: bool = False,
+        key: str | None = None,
     ) -> list[Row]:
-        """Rows after cursor `since` (a seq), in chain order, optionally filtered."""
+        """Rows after cursor `since` (a seq), in chain order, optionally filtered:
+        by kind, by the text a key starts with, or by one exact key."""
+        ranges: list[tuple[str, str | None]] = []
+        if key is not None:
+            ranges.append((key, key + "\x00"))
+        elif key_prefix:
+            ranges.append(prefix_range(key_prefix))
+        return list(self.scan(since, kind, ranges, stamped_only))
+
+    def under(
+        self,
+        key: str,
+        separators: str,
+        kind: str | Iterable[str] | None = None,
+        until: int | None = None,
+    ) -> list[Row]:
+        """The rows of `key` and of every key below it (`key` then one of
+        `separators`: `t1` and `t1/wf1/s0`, not `t10`), through the index;
+        only those up to seq `until` when given."""
+        return list(self.scan(0, kind, key_ranges(key, separators), until=until))
+
+    def scan(
+        self,
+        since: int = 0,
+        kind: str | Iterable[str] | None = None,
+        ranges: Ranges = (),
+        stamped_only: bool = False,
+        until: int | None = None,
+    ) -> Iterator[Row]:
+        """Rows after `since` (and up to `until`) in chain order, yielded as read
+        (a fold over a long record holds one chunk at a time); `ranges` are
+        [low, high) of keys."""
         self.refresh()
-        end = self.stamped_count() if stamped_only else len(self._rows)
-        selected = self._rows[max(since, 0) : end]
-        if kind is not None:
-            kinds = {kind} if isinstance(kind, str) else set(kind)
-            selected = [r for r in selected if r.kind in kinds]
-        if key_prefix:
-            selected = [r for r in selected if r.key.startswith(key_prefix)]
-        return selected
+        kinds = None if kind is None else ([kind] if isinstance(kind, str) else list(kind))
+        end = self.stamped_count() if stamped_only else self._count_rows()
+        if until is not None:
+            end = min(end, until)
+        base_rows = self._base[1]
+        if since < base_rows and self._index is not None:
+            yield from self._index.scan(since, min(end, base_rows), kinds, ranges)
+        first = max(since, base_rows) - base_rows
+        tail = self._rows[first : max(end - base_rows, 0)]
+        if kinds is not None:
+            wanted = set(kinds)
+            tail = [r for r in tail if r.kind in wanted]
+        if ranges:
+            tail = [r for r in tail if _within(r.key, ranges)]
+        yield from tail
 
     def cursor(self, stamped_only: bool = False) -> int:
         """The seq of the last row (0 when empty): pass it as `since` to read what follows."""
         self.refresh()
-        return self.stamped_count() if stamped_only else len(self._rows)
+        return self.stamped_count() if stamped_only else self._count_rows()
 
     def stamped_count(self) -> int:
         """How many rows, from the start of the chain, the remote holds (all with no remote)."""
         held = self._stamped_commits()
-        return self._ends[held - 1] if held else 0
+        return self._end(held - 1) if held else 0
 
     def get(self, row_id: str) -> Row | None:
         """The row with this id, if the chain holds it."""
         self.refresh()
         seq = self._ids.get(row_id)
-        return self._rows[seq - 1] if seq else None
+        if seq is not None:
+            return self._rows[seq - self._base[1] - 1]
+        return self._index.get(row_id, self._base[1]) if self._index is not None else None
+
+    def admission(self, ask: str) -> Row | None:
+        """The first `workflow.admitted` row under `ask` (the index keeps them by ask)."""
+        self.refresh()
+        if self._index is not None and self._base[1]:
+            found = self._index.admission(ask, self._base[1])
+            if found is not None:
+                return found
+        for row in self._rows:
+            if row.kind == "workflow.admitted" and row.body.get("ask") == ask:
+                return row
+        return None
+
+    def row_at(self, seq: int) -> Row | None:
+        """The row at place `seq` of the chain (None past its end)."""
+        self.refresh()
+        base_rows = self._base[1]
+        if seq > base_rows:
+            at = seq - base_rows - 1
+            return self._rows[at] if at < len(self._rows) else None
+        return self._index.row_at(seq) if self._index is not None and seq > 0 else None
 
     def remote(self) -> str | None:
         """The remote the record syncs with: `hale.remote`, else origin, else the only one."""
@@ -144,18 +217,28 @@ class Record:
 
     def _place(self, fresh: list[Row]) -> tuple[list[Row], list[Row]]:
         """(each item as it will read, the rows that are new) after dropping known ids."""
-        ids, base = self._ids, len(self._rows)
-        if len({r.id for r in fresh}) == len(fresh) and not any(r.id in ids for r in fresh):
+        base = self._count_rows()
+        known = self._known(r.id for r in fresh)
+        if len({r.id for r in fresh}) == len(fresh) and not known:
             new = [_new(Row, (*r[:7], base + n)) for n, r in enumerate(fresh, 1)]
             return new, new
         out: list[Row] = []
         placed: dict[str, Row] = {}
         for row in fresh:
-            seq = ids.get(row.id)
+            seq = known.get(row.id)
             if seq is None and row.id not in placed:
                 placed[row.id] = row._replace(seq=base + len(placed) + 1)
-            out.append(self._rows[seq - 1] if seq is not None else placed[row.id])
+            out.append(self._row(seq) if seq is not None else placed[row.id])
         return out, list(placed.values())
+
+    def _row(self, seq: int) -> Row:
+        base_rows = self._base[1]
+        if seq > base_rows:
+            return self._rows[seq - base_rows - 1]
+        assert self._index is not None
+        found = self._index.row_at(seq)
+        assert found is not None
+        return found
 
     # ---- receipts ------------------------------------------------------------
 
@@ -179,7 +262,45 @@ class Record:
 
         return sync(self)
 
+    def position(self, hexid: str) -> int | None:
+        """The place of commit `hexid` in this chain (0 for the root), if it is in it."""
+        at = self._pos.get(hexid)
+        if at is None and self._index is not None:
+            at = self._index.position(hexid, self._base[0])
+        return at
+
+    def rows_past(self, position: int | None) -> list[Row]:
+        """The rows of the commits after the one at `position` (None: every row)."""
+        return list(self.scan(self.rows_through(position) if position is not None else 0))
+
+    def rows_through(self, position: int) -> int:
+        """How many rows the chain holds up to and including the commit at `position`."""
+        return self._end(position)
+
     # ---- the chain in memory -------------------------------------------------
+
+    def _count_rows(self) -> int:
+        return self._base[1] + len(self._rows)
+
+    def _count_commits(self) -> int:
+        return self._base[0] + len(self._commits)
+
+    def _end(self, position: int) -> int:
+        """The rows in the chain up to and including the commit at `position`."""
+        if position < 0:
+            return 0
+        if position >= self._base[0]:
+            return self._ends[position - self._base[0]]
+        assert self._index is not None
+        return self._index.end_of(position)
+
+    def _known(self, ids: Iterable[str]) -> dict[str, int]:
+        """id -> seq of those `ids` the chain already holds."""
+        wanted = list(ids)
+        found = {i: self._ids[i] for i in wanted if i in self._ids}
+        if self._index is not None and self._base[1]:
+            found.update(self._index.known([i for i in wanted if i not in found], self._base[1]))
+        return found
 
     def refresh(self) -> pygit2.Oid | None:
         """Bring the in-memory chain to the ref's tip; returns the tip."""
@@ -188,85 +309,134 @@ class Record:
 
     def _refresh(self) -> pygit2.Oid | None:
         if not self._loaded:
-            self._load_cache()
+            self._load()
         tip = store.read_ref(self.repo, store.RECORD_REF)
         if tip == self._tip:
             return tip
+        if self._index is not None and not self._index.holds(self._base[0], self._base[2]):
+            self._reset()  # another process cut the index (a rewritten remote)
         if tip is None:
             self._cut(0)
         else:
-            found, hit = store.walk_back(self.repo, tip, self._pos.__contains__, store.RECORD_REF)
-            self._cut(self._pos[hit] + 1 if hit is not None else 0)
-            for hexid, parent, text in found:
-                self._add_text(hexid, parent, text)
+            self._grow(tip)
         self._tip = tip
         self._persist()
         return tip
 
-    def _load_cache(self) -> None:
-        commits, rows = self._cache.load()
+    def _grow(self, tip: pygit2.Oid) -> None:
+        """Decode the commits from the first one this chain knows up to `tip`."""
+        known = self.position
+        found, hit = store.chain_back(
+            self.repo, tip, lambda h: known(h) is not None, store.RECORD_REF
+        )
+        self._cut(known(hit) + 1 if hit is not None else 0)  # type: ignore[operator]
+        for at in range(0, len(found), READ_CHUNK):
+            for hexid, _ in found[at : at + READ_CHUNK]:
+                parent_hex, text = store.commit_rows(
+                    self.repo, pygit2.Oid(hex=hexid), store.RECORD_REF
+                )
+                self._add_text(hexid, parent_hex, text)
+            self._persist(upto_tip=pygit2.Oid(hex=found[min(at + READ_CHUNK, len(found)) - 1][0]))
+
+    def _load(self) -> None:
         self._loaded = True
-        self._commits, self._rows = commits, rows
-        self._pos = {c[0]: i for i, c in enumerate(commits)}
-        self._ids = {r.id: r.seq for r in rows}
-        total, self._ends = 0, []
-        for c in commits:
-            total += c[2]
-            self._ends.append(total)
+        try:
+            self._index = Index(self.repo.path)
+            self._base = self._index.end()
+        except IndexFailed:
+            self._index, self._base = None, (0, 0, "")
+        self._tip = pygit2.Oid(hex=self._base[2]) if self._base[2] else None
+
+    def _reset(self) -> None:
+        """Forget the chain and read the index afresh."""
+        self._commits, self._pos, self._ends, self._rows, self._ids = [], {}, [], [], {}
+        if self._index is not None:
+            self._index.close()
+        self._load()
 
     def _cut(self, keep: int) -> None:
         """Forget the chain past its first `keep` commits."""
-        if keep >= len(self._commits):
+        if keep >= self._count_commits():
             return
-        kept_rows = self._ends[keep - 1] if keep else 0
-        for row in self._rows[kept_rows:]:
-            del self._ids[row.id]
-        for commit in self._commits[keep:]:
-            del self._pos[commit[0]]
-        del self._rows[kept_rows:], self._commits[keep:], self._ends[keep:]
-        self._tip = pygit2.Oid(hex=self._commits[-1][0]) if self._commits else None
+        base_commits, base_rows, _ = self._base
+        if keep < base_commits:
+            assert self._index is not None
+            last = self._index.hex_at(keep - 1) if keep else ""
+            self._index.cut(keep)
+            self._base = (keep, self._index.end_of(keep - 1) if keep else 0, last)
+            self._commits, self._pos, self._ends, self._rows, self._ids = [], {}, [], [], {}
+        else:
+            t = keep - base_commits
+            kept_rows = self._ends[t - 1] - base_rows if t else 0
+            for row in self._rows[kept_rows:]:
+                del self._ids[row.id]
+            for commit in self._commits[t:]:
+                del self._pos[commit[0]]
+            del self._rows[kept_rows:], self._commits[t:], self._ends[t:]
+        last_hex = self._commits[-1][0] if self._commits else self._base[2]
+        self._tip = pygit2.Oid(hex=last_hex) if last_hex else None
 
     def _add_text(self, hexid: str, parent: str | None, text: str) -> None:
-        base = len(self._rows)
+        base = self._count_rows()
+        decoded = [decode_line(line, 0, store.RECORD_REF) for line in text.split("\n")[:-1]]
+        # not splitlines above: JSON leaves U+2028 raw
+        known = self._known(r.id for r in decoded)
         new: list[Row] = []
         seen: set[str] = set()
-        for line in text.split("\n")[:-1]:  # not splitlines: JSON leaves U+2028 raw
-            row = decode_line(line, base + len(new) + 1, store.RECORD_REF)
-            if row.id not in self._ids and row.id not in seen:
+        for row in decoded:
+            if row.id not in known and row.id not in seen:
                 seen.add(row.id)
-                new.append(row)
+                new.append(_new(Row, (*row[:7], base + len(new) + 1)))
         self._add(hexid, parent, new)
 
     def _add(self, hexid: str, parent: str | None, new: list[Row]) -> None:
-        self._pos[hexid] = len(self._commits)
+        self._pos[hexid] = self._count_commits()
         self._commits.append((hexid, parent or "", len(new)))
         for row in new:
             self._ids[row.id] = row.seq
         self._rows.extend(new)
-        self._ends.append(len(self._rows))
+        self._ends.append(self._count_rows())
 
-    def _stamped_commits(self) -> int:
+    def _stamped_commits(self, tip: pygit2.Oid | None = None) -> int:
         """How many commits of the chain, from its root, the remote holds."""
         remote = self.remote()
         if remote is None:
-            return len(self._commits)
+            return self._count_commits()
         seen = store.read_ref(self.repo, tracking_ref(remote))
-        if seen is None or self._tip is None:
+        tip = tip or self._tip
+        if seen is None or tip is None:
             return 0
-        where = self._pos.get(str(seen))
+        where = self.position(str(seen))
         if where is None:
-            base = self.repo.merge_base(self._tip, seen)
-            where = self._pos.get(str(base)) if base is not None else None
+            base = self.repo.merge_base(tip, seen)
+            where = self.position(str(base)) if base is not None else None
         return where + 1 if where is not None else 0
 
-    def _persist(self, force: bool = False) -> None:
-        """Write settled commits to the cache once enough are waiting (or when forced)."""
-        held = self._stamped_commits()
-        if force or abs(held - self._cache.written) >= PERSIST_BACKLOG:
-            self._cache.extend(self._commits, self._rows, held)
+    def _persist(self, force: bool = False, upto_tip: pygit2.Oid | None = None) -> None:
+        """Move stamped tail commits into the index once enough wait (or when forced)."""
+        if self._index is None or not self._writable or not self._commits:
+            return
+        base_commits, base_rows, base_hex = self._base
+        upto = min(self._stamped_commits(upto_tip), self._count_commits()) - base_commits
+        if upto <= 0:
+            return
+        rows = self._ends[upto - 1] - base_rows
+        if not force and upto < PERSIST_BACKLOG and rows < PERSIST_ROWS:
+            return
+        try:
+            self._index.extend((base_commits, base_hex), self._commits[:upto], self._rows[:rows])
+        except IndexFailed:
+            self._writable = self._index.holds(base_commits, base_hex)
+            return  # cut under us: the next refresh reads afresh; else stop writing it
+        for row in self._rows[:rows]:
+            del self._ids[row.id]
+        for commit in self._commits[:upto]:
+            del self._pos[commit[0]]
+        self._base = (base_commits + upto, self._ends[upto - 1], self._commits[upto - 1][0])
+        del self._rows[:rows], self._commits[:upto], self._ends[:upto]
 
     def close(self) -> None:
-        """Write what the cache still lacks; the Record stays usable."""
+        """Move what is stamped into the index; the Record stays usable."""
         self._persist(force=True)
 
     def __enter__(self) -> Record:
@@ -274,3 +444,10 @@ class Record:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _within(key: str, ranges: Ranges) -> bool:
+    for low, high in ranges:
+        if key >= low and (high is None or key < high):
+            return True
+    return False

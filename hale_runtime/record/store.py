@@ -81,6 +81,24 @@ def walk_back(
     return found, here
 
 
+def chain_back(
+    repo: pygit2.Repository, tip: pygit2.Oid, known: Callable[[str], bool], where: str
+) -> tuple[list[tuple[str, str | None]], str | None]:
+    """Like walk_back, without reading the rows: ([(hex, parent)] oldest first, hit)."""
+    found: list[tuple[str, str | None]] = []
+    here: str | None = str(tip)
+    while here is not None and not known(here):
+        commit = repo.get(here)
+        if commit is None or commit.type != pygit2.enums.ObjectType.COMMIT:
+            raise RecordError(f"{where}: {here} in the chain is missing or not a commit")
+        parents = commit.parent_ids
+        parent = str(parents[0]) if parents else None
+        found.append((here, parent))
+        here = parent
+    found.reverse()
+    return found, here
+
+
 def write_commit(
     repo: pygit2.Repository, parent: pygit2.Oid | None, text: str, who: str, at_ms: int
 ) -> pygit2.Oid:

@@ -88,8 +88,7 @@ def sync(record: Record) -> SyncReport:
     if name is None:
         return SyncReport(None)
     repo, remote = record.repo, record.repo.remotes[name]
-    record.refresh()
-    before = set(record._ids)
+    before = record.cursor()
     refusal = "the local chain kept moving"
     for round_no in range(1, MAX_ROUNDS + 1):
         heads = _heads(repo, name)
@@ -107,8 +106,8 @@ def sync(record: Record) -> SyncReport:
         if tip is not None and tip != theirs:
             store.set_ref(repo, tracking_ref(name), tip)
         _push_receipts(record, name, heads)
-        record.refresh()
-        received = sum(1 for row_id in record._ids if row_id not in before)
+        # a rebase keeps every row it moves (same ids), so what grew was received
+        received = record.cursor() - before
         return SyncReport(name, sent, received, round_no)
     raise RecordError(
         f"sync: {store.RECORD_REF} at {name} refused {MAX_ROUNDS} rounds; last: {refusal}"
@@ -147,7 +146,7 @@ def _fetch(repo: pygit2.Repository, name: str, tracking: str) -> None:
 def _rebase(record: Record, theirs: pygit2.Oid | None) -> tuple[bool, pygit2.Oid | None]:
     """(done, the local tip standing on `theirs`); not done when the local ref moved meanwhile."""
     ours = record.refresh()
-    if theirs is None or ours == theirs or str(theirs) in record._pos:
+    if theirs is None or ours == theirs or record.position(str(theirs)) is not None:
         return True, ours  # nothing to take: push what we have (if anything)
     if ours is None or record.repo.descendant_of(theirs, ours):
         target = theirs
@@ -171,9 +170,8 @@ def _replay(record: Record, ours: pygit2.Oid, theirs: pygit2.Oid) -> pygit2.Oid:
     held = {
         decode_line(line, 0, where).id for _, _, text in found for line in text.split("\n")[:-1]
     }
-    keep = record._pos.get(base_hex, -1) + 1 if base_hex else 0
-    start = record._ends[keep - 1] if keep else 0
-    pending = [r for r in record._rows[start:] if r.id not in held]
+    base_at = record.position(base_hex) if base_hex else None
+    pending = [r for r in record.rows_past(base_at) if r.id not in held]
     if not pending:
         return theirs
     text = "".join([encode_line(r) + "\n" for r in pending])
@@ -182,10 +180,11 @@ def _replay(record: Record, ours: pygit2.Oid, theirs: pygit2.Oid) -> pygit2.Oid:
 
 def _unheld(record: Record, theirs: pygit2.Oid | None) -> int:
     """How many local rows lie past the remote's tip (what a push would deliver)."""
+    total = record.cursor()
     if theirs is None:
-        return len(record._rows)
-    where = record._pos.get(str(theirs))
-    return len(record._rows) - record._ends[where] if where is not None else 0
+        return total
+    where = record.position(str(theirs))
+    return total - record.rows_through(where) if where is not None else 0
 
 
 def _push(remote: pygit2.Remote, name: str, tip: pygit2.Oid) -> str | None:

@@ -30,6 +30,7 @@ from hale_runtime.schedules.ratify import approved
 from hale_runtime.schedules.scheduler import Scheduler
 from hale_runtime.schedules.state import Fold, ScheduleState
 from hale_runtime.schedules.terms import Terms, ask_id, stamp
+from hale_runtime.seen import Seen
 
 ANSWERED = "schedule.answered"
 
@@ -44,6 +45,7 @@ class SchedulerLocus:
         engine: Any,
         clock: Callable[[], int] | None = None,
         scheduler: Scheduler | None = None,
+        resume: tuple[int, dict[str, Any]] | None = None,
     ):
         self.root, self.record, self.memory = root, record, memory
         self.catalog, self.engine = catalog, engine
@@ -53,7 +55,7 @@ class SchedulerLocus:
         self.admitted = 0
         self.to_ratify: list[str] = []
         self._perform_ratify()
-        self.rebuild()
+        self.rebuild(resume)
 
     def _perform_ratify(self) -> None:
         from hale_runtime.schedules.ratify import RatifyOrganism
@@ -70,13 +72,19 @@ class SchedulerLocus:
 
     # ---- state -------------------------------------------------------------------
 
-    def rebuild(self) -> None:
-        """Fold the whole record and hold every schedule from where it stands."""
-        self.fold, self.answered, self.cursor = Fold(), set(), 0
+    def rebuild(self, resume: tuple[int, dict[str, Any]] | None = None) -> None:
+        """Fold the record (from a checkpoint's `(seq, snapshot)` when given, else
+        from its start) and hold every schedule from where it stands."""
+        self.fold, self.answered, self.cursor = Fold(), Seen(), 0
         self.to_ratify = []
+        if resume is not None:
+            self.cursor, data = resume
+            self.fold = Fold.restore(data["fold"])
+            self.answered = Seen.from_bytes(data["answered"])
+            self.to_ratify = list(data["to_ratify"])
         self.scheduler.state = self.scheduler.program.call(self.scheduler.entry, "new_scheduler")
-        rows = self.record.rows()
-        for row in rows:
+        for row in self.record.scan(self.cursor):
+            self.cursor = row.seq
             self.fold.apply(row)
             if row.kind == ANSWERED:
                 self.answered.add(row.key)
@@ -84,15 +92,26 @@ class SchedulerLocus:
                 self.to_ratify.append(row.key)
         for s in self.fold.schedules.values():
             self._hold(s)
-        self.cursor = rows[-1].seq if rows else 0
+
+    def snapshot(self) -> dict[str, Any]:
+        """The locus's fold as plain data (a checkpoint's part)."""
+        return {
+            "fold": self.fold.snapshot(),
+            "answered": self.answered.to_bytes(),
+            "to_ratify": list(self.to_ratify),
+        }
 
     def _hold(self, s: ScheduleState) -> None:
         overlap = self.host.overlaps(s.terms.definition)
         self.scheduler.hold(s.terms, overlap, s.floor, s.paused, s.last_task)
 
+    def catch_up(self) -> None:
+        """Read to the record's tip (before a checkpoint)."""
+        self.read()
+
     def read(self) -> None:
         """Take in the rows appended since the last read."""
-        for row in self.record.rows(since=self.cursor):
+        for row in self.record.scan(self.cursor):
             self.cursor = row.seq
             self._take(row)
 

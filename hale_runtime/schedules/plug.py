@@ -31,7 +31,11 @@ def plug(org: Any) -> SchedulerLocus:
     else:
         inner = engine.performers.by_kind.get("organism")
         engine.performers.by_kind["organism"] = OptimizeOrganism(org.record, inner)
-    locus = SchedulerLocus(org.genome, org.record, org.memory, org.catalog, engine)
+    resumed = getattr(org, "resumed", None)
+    resume = resumed("scheduler") if resumed is not None else None
+    locus = SchedulerLocus(org.genome, org.record, org.memory, org.catalog, engine, resume=resume)
+    if hasattr(org, "folds"):
+        org.folds["scheduler"] = locus
 
     def requested(message: Any) -> None:
         key = str(message.body.get("key", ""))

@@ -47,7 +47,7 @@ def review_of(record: Record, attempt: str) -> Review | None:
     from hale_runtime.engine import ids
 
     task = ids.root_of(attempt)
-    admitted = [r for r in record.rows(kind="workflow.admitted") if r.key == task]
+    admitted = record.rows(kind="workflow.admitted", key=task)
     ask = str(admitted[-1].body.get("ask", "")) if admitted else ""
     if not ask.startswith(ASK):
         return None
@@ -56,7 +56,7 @@ def review_of(record: Record, attempt: str) -> Review | None:
 
 
 def decided_by(record: Record, review: Review) -> str:
-    rows = [r for r in record.rows(kind=DECIDED) if r.key == review.key]
+    rows = record.rows(kind=DECIDED, key=review.key)
     return str(rows[-1].body.get("by", rows[-1].who)) if rows else ""
 
 

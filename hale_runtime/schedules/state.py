@@ -9,16 +9,21 @@ is the latest occurrence nothing at or before which is due: the
 declaration's own occurrence, the resume's, or the latest one handled (run,
 skipped or missed), so a restart goes on exactly where the record stands.
 The fold reads rows in chain order, so it serves the listing on any clone
-and the Scheduler's rebuild alike.
+and the Scheduler's rebuild alike. The occurrences already admitted are kept
+as one compact `Seen` of their asks, and a task leaves `task_of` once it
+settles, so a schedule that has run a million times costs what one that ran
+once does. `snapshot`/`restore` make it a checkpoint's plain data.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import astuple, dataclass
+from typing import Any
 
 from hale_runtime.record import Row
 from hale_runtime.schedules.terms import Terms, occurrence_at, parse_ask
+from hale_runtime.seen import Seen
 
 KINDS = (
     "schedule.declared",
@@ -42,7 +47,6 @@ class ScheduleState:
     missed: int = 0
     last_task: str = ""
     last_open: bool = False
-    asks: set[str] = field(default_factory=set)
 
 
 class Fold:
@@ -50,8 +54,28 @@ class Fold:
 
     def __init__(self) -> None:
         self.schedules: dict[str, ScheduleState] = {}
-        self.task_of: dict[str, str] = {}  # task -> schedule id, for settlements
+        self.task_of: dict[str, str] = {}  # open task -> schedule id, for settlements
+        self.occurrences = Seen()  # the asks of every occurrence admitted
         self.seq = 0
+
+    def snapshot(self) -> dict[str, Any]:
+        """The fold as plain data (a checkpoint's part)."""
+        return {
+            "schedules": [(key, *astuple(s)) for key, s in self.schedules.items()],
+            "task_of": dict(self.task_of),
+            "occurrences": self.occurrences.to_bytes(),
+            "seq": self.seq,
+        }
+
+    @classmethod
+    def restore(cls, data: dict[str, Any]) -> Fold:
+        fold = cls()
+        for key, terms, *rest in data["schedules"]:
+            fold.schedules[key] = ScheduleState(Terms(*terms), *rest)
+        fold.task_of = dict(data["task_of"])
+        fold.occurrences = Seen.from_bytes(data["occurrences"])
+        fold.seq = data["seq"]
+        return fold
 
     def apply_all(self, rows: Iterable[Row]) -> Fold:
         for row in rows:
@@ -108,9 +132,9 @@ class Fold:
         if parsed is None or "parent" in row.body:
             return None
         s = self.schedules.get(parsed[0])
-        if s is None or row.body["ask"] in s.asks:
+        if s is None or row.body["ask"] in self.occurrences:
             return None
-        s.asks.add(row.body["ask"])
+        self.occurrences.add(row.body["ask"])
         s.occurred += 1
         s.last_task, s.last_open = row.key, True
         s.floor = max(s.floor, parsed[1])
@@ -118,7 +142,7 @@ class Fold:
         return parsed[0]
 
     def _settled(self, row: Row) -> str | None:
-        schedule = self.task_of.get(row.key)
+        schedule = self.task_of.pop(row.key, None)
         s = self.schedules.get(schedule or "")
         if s is not None and s.last_task == row.key:
             s.last_open = False

@@ -153,7 +153,7 @@ def main(root: Path, executions: int) -> int:
         open_tasks = engine.state.open
         if n >= executions and not open_tasks and not engine.inbox:
             break
-    print(f"settled {len(engine.state.asks)}", flush=True)
+    print(f"settled {len(engine.state.asks_settled) + len(engine.state.asks)}", flush=True)
     return 0
 
 

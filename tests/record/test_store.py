@@ -73,26 +73,54 @@ def test_appending_touches_neither_work_tree_nor_index_nor_head(project: Path) -
     ) == head
 
 
-def test_the_cache_is_derived_and_safe_to_lose(record: Record, project: Path) -> None:
+def _drop(index: Path) -> None:
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{index}{suffix}").unlink(missing_ok=True)
+
+
+def test_the_index_is_derived_and_safe_to_lose(record: Record, project: Path) -> None:
     for n in range(5):
         record.append_many([("a.b", f"k{n}.{i}", {"i": i}) for i in range(20)])
     record.close()
     expected = ids(record)
-    cache = project / ".git/hale/record.cache"
-    assert cache.stat().st_size > 0
+    index = project / ".git/hale/record.index"
+    assert index.exists()
     assert ids(Record.open(project)) == expected
-    cache.write_bytes(cache.read_bytes()[:-7])  # a writer killed mid-frame
+    _drop(index)
+    index.write_bytes(b"not an index at all")
     assert ids(Record.open(project)) == expected
-    cache.write_bytes(b"not a cache at all")
-    assert ids(Record.open(project)) == expected
-    cache.unlink()
+    _drop(index)
     reopened = Record.open(project)
     assert ids(reopened) == expected
+    assert [r.key for r in reopened.rows(key="k3.7")] == ["k3.7"]
     reopened.close()
-    assert cache.exists()
+    assert index.exists()
 
 
-def test_the_cache_follows_a_chain_that_was_replaced(project: Path) -> None:
+def test_reads_by_key_go_through_the_index(record: Record, project: Path) -> None:
+    record.append_many([("a.b", k, {}) for k in ["t1", "t1/wf1/s0", "t1.s0.b", "t10", "t1x"]])
+    record.append_many([("a.c", "t1/wf1/s0/a/a0", {}), ("a.c", "t2", {})])
+    record.close()
+    fresh = Record.open(project)
+    assert [r.key for r in fresh.under("t1", "/.")] == [
+        "t1",
+        "t1/wf1/s0",
+        "t1.s0.b",
+        "t1/wf1/s0/a/a0",
+    ]
+    assert [r.key for r in fresh.rows(key_prefix="t1")][:5] == [
+        "t1",
+        "t1/wf1/s0",
+        "t1.s0.b",
+        "t10",
+        "t1x",
+    ]
+    assert [r.key for r in fresh.rows(kind="a.c")] == ["t1/wf1/s0/a/a0", "t2"]
+    assert fresh.row_at(6).key == "t1/wf1/s0/a/a0"
+    assert fresh.get(fresh.row_at(2).id).key == "t1/wf1/s0"
+
+
+def test_the_index_follows_a_chain_that_was_replaced(project: Path) -> None:
     first = Record.open(project, clock=stepping_clock(), who="w")
     first.append_many([("a.b", f"k{i}", {}) for i in range(3)])
     first.close()

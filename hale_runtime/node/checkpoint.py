@@ -1,0 +1,212 @@
+"""Checkpoints: the organization's fold saved at a row, so a start folds only what follows.
+
+The organization's state (the engine's, the Scheduler locus's, the intake's
+and the Settler's folds) is a fold over the record. Every `EVERY_ROWS` rows,
+or `EVERY_S` seconds when rows came, the organization asks each fold to
+catch up to the record's tip and, when all stand at the same stamped row,
+writes what each one's `snapshot()` says into one file:
+`<gitdir>/hale/checkpoints/<seq>-<row id>-<version>.checkpoint`. The name
+says the row it stands at (its place and id) and the version that made it:
+a digest of the toolchain's version and of the source of every module
+whose fold it holds, so changing any fold's code retires every checkpoint.
+What a fold reads of the genome travels in its own part (the engine's
+budget policy) and is checked by that fold; the genome's commit is not in
+the name, because nothing else of the genome enters a fold.
+
+A start loads the newest checkpoint that is whole (magic line, SHA-256 of
+the payload), of this version, and whose row is still the row at its place
+in this chain; each fold restores its part and folds the rows after it. A
+checkpoint is only a cache: missing, damaged, of another version or of a
+chain that moved, it is passed over with one line in the log and the folds
+run from the start of the record. The payload is `marshal` data (plain
+tuples, dicts, bytes): nothing in it is code. The newest `KEEP` files stay.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import importlib
+import inspect
+import marshal
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from hale_runtime.record import Record
+
+MAGIC = b"hale-checkpoint 1\n"
+EVERY_ROWS = 10_000
+EVERY_S = 300.0
+KEEP = 2
+SUFFIX = ".checkpoint"
+FOLD_MODULES = (
+    "hale_runtime.engine.state",
+    "hale_runtime.engine.budget",
+    "hale_runtime.engine.engine",
+    "hale_runtime.schedules.state",
+    "hale_runtime.schedules.locus",
+    "hale_runtime.asks.intake",
+    "hale_runtime.head.settle",
+    "hale_runtime.seen",
+    "hale_runtime.node.checkpoint",
+)
+
+
+class Fold(Protocol):
+    """What the organization checkpoints: a fold with a cursor into the record."""
+
+    cursor: int
+
+    def catch_up(self) -> None: ...
+
+    def snapshot(self) -> dict[str, Any]: ...
+
+
+def version() -> str:
+    """The toolchain's version and the source of every fold a checkpoint holds."""
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as dist_version
+
+    digest = hashlib.sha256()
+    try:
+        digest.update(dist_version("hale").encode())
+    except PackageNotFoundError:
+        digest.update(b"unversioned")
+    for name in FOLD_MODULES:
+        digest.update(inspect.getsource(importlib.import_module(name)).encode())
+    return digest.hexdigest()[:16]
+
+
+@dataclass
+class Checkpoint:
+    seq: int  # the place of the row it stands at
+    row: str  # that row's id
+    parts: dict[str, Any] = field(default_factory=dict)
+
+    def part(self, name: str) -> tuple[int, Any] | None:
+        """(seq, the fold's snapshot) for a fold the checkpoint holds."""
+        return (self.seq, self.parts[name]) if name in self.parts else None
+
+
+class Checkpoints:
+    """One clone's checkpoint files."""
+
+    def __init__(self, gitdir: str | Path, say: Callable[[str], None], made_by: str = ""):
+        self.folder = Path(gitdir) / "hale" / "checkpoints"
+        self.say = say
+        self.version = made_by or version()
+
+    def _files(self) -> list[Path]:
+        try:
+            found = [p for p in self.folder.iterdir() if p.name.endswith(SUFFIX)]
+        except OSError:
+            return []
+        return sorted(found, key=_seq_of, reverse=True)
+
+    def load(self, record: Record) -> Checkpoint | None:
+        """The newest usable checkpoint, or None; what was passed over is said in one line."""
+        passed = ""
+        for path in self._files():
+            found, reason = self._read(path, record)
+            if found is not None:
+                if passed:
+                    self.say(f"checkpoint: {passed}; starting from row {found.seq}")
+                return found
+            passed = passed or f"{path.name} passed over: {reason}"
+        self.say(f"checkpoint: {passed or 'none written yet'}; folding the whole record")
+        return None
+
+    def _read(self, path: Path, record: Record) -> tuple[Checkpoint | None, str]:
+        parts = path.name.removesuffix(SUFFIX).split("-")
+        if len(parts) != 3 or not parts[0].isdigit():
+            return None, "not a checkpoint's name"
+        seq, row, made_by = int(parts[0]), parts[1], parts[2]
+        if made_by != self.version:
+            return None, f"made by version {made_by}, this is {self.version}"
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            return None, f"unreadable ({exc.strerror})"
+        payload = _payload(data)
+        if payload is None:
+            return None, "damaged (its checksum does not match)"
+        try:
+            body = marshal.loads(payload)
+        except (EOFError, ValueError, TypeError):
+            return None, "damaged (not a checkpoint's data)"
+        at = record.row_at(seq)
+        if at is None or not at.id.startswith(row) or body.get("row") != at.id:
+            return None, f"row {seq} is no longer the row it stood at"
+        return Checkpoint(seq, at.id, dict(body.get("parts", {}))), ""
+
+    def write(self, record: Record, seq: int, parts: dict[str, Any]) -> Path | None:
+        """Write a checkpoint at row `seq`; older ones past KEEP go."""
+        at = record.row_at(seq)
+        if at is None:
+            return None
+        payload = marshal.dumps({"row": at.id, "parts": parts})
+        data = MAGIC + hashlib.sha256(payload).hexdigest().encode() + b"\n" + payload
+        path = self.folder / f"{seq:012d}-{at.id[:16]}-{self.version}{SUFFIX}"
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            aside = path.with_suffix(f".{os.getpid()}.tmp")
+            aside.write_bytes(data)
+            os.replace(aside, path)
+        except OSError as exc:
+            self.say(f"checkpoint: not written: {exc}")
+            return None
+        for old in self._files()[KEEP:]:
+            with contextlib.suppress(OSError):
+                old.unlink()
+        return path
+
+
+def _seq_of(path: Path) -> int:
+    head = path.name.split("-", 1)[0]
+    return int(head) if head.isdigit() else -1
+
+
+def _payload(data: bytes) -> bytes | None:
+    """The payload of a whole file, or None when it is torn or altered."""
+    if not data.startswith(MAGIC):
+        return None
+    rest = data[len(MAGIC) :]
+    digest, _, payload = rest.partition(b"\n")
+    if hashlib.sha256(payload).hexdigest().encode() != digest:
+        return None
+    return payload
+
+
+class Checkpointer:
+    """Writes the organization's checkpoints as its folds go (a ticker)."""
+
+    def __init__(self, record: Record, store: Checkpoints, folds: dict[str, Fold],
+                 every_rows: int = EVERY_ROWS, every_s: float = EVERY_S,
+                 clock: Callable[[], float] = time.monotonic):  # fmt: skip
+        self.record, self.store, self.folds = record, store, folds
+        self.every_rows, self.every_s, self.clock = every_rows, every_s, clock
+        self.last_seq = 0
+        self.last_at = clock()
+
+    def due(self, end: int) -> bool:
+        if end <= self.last_seq:
+            return False
+        return end - self.last_seq >= self.every_rows or self.clock() - self.last_at >= self.every_s
+
+    def tick(self) -> Path | None:
+        """Write a checkpoint when one is due and every fold stands at one stamped row."""
+        end = self.record.cursor()
+        if not self.folds or not self.due(end) or self.record.stamped_count() != end:
+            return None
+        for fold in self.folds.values():
+            fold.catch_up()
+            if fold.cursor != end:
+                return None  # the record moved while they read: next tick
+        parts = {name: fold.snapshot() for name, fold in self.folds.items()}
+        written = self.store.write(self.record, end, parts)
+        self.last_seq, self.last_at = end, self.clock()
+        return written
