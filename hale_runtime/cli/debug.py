@@ -1,7 +1,8 @@
 """`hale dna debug [TASK]`: the Textual debugger over this clone's record.
 
 Opens the record of the project it runs in (no node needed), builds the
-debugger's model from its rows and runs the app; the Scheduler for genome
+debugger's model from its rows (with TASK, the rows of its execution tree,
+read by key through the record's index) and runs the app; the Scheduler for genome
 stepping is built only when `s` is first pressed. Follow mode re-reads the
 record for rows appended since. `--fn file.hl:fn` (with `--arg` JSON values)
 calls any fn of the genome with the debug hooks on and opens on its steps.
@@ -46,7 +47,7 @@ def debug(task: str | None, follow: bool, kinds: tuple[str, ...], keys: tuple[st
     try:
         root = find_root()
         record = Record.open(root)
-        rows = record.rows()
+        rows, source = opened_rows(record, task)
         breaks = [parse_breakpoint(b) for b in hl]
         trace = record_fn(root, target, args) if target else None
     except (NotAProject, RecordError, ValueError) as exc:
@@ -61,13 +62,28 @@ def debug(task: str | None, follow: bool, kinds: tuple[str, ...], keys: tuple[st
     model.break_keys.update(keys)
     app = DebugApp(
         model,
-        source=lambda since: record.rows(since=since),
+        source=source,
         scheduler=lambda: load_scheduler(root),
         hl_breaks=breaks,
         follow=follow,
         trace=trace,
     )
     app.run()
+
+
+def opened_rows(record, task: str | None):
+    """(the rows the debugger opens on, how follow reads what comes after them).
+
+    With a task, its execution tree's rows, read by key through the record's
+    index, so opening a task costs the same in a record of any age; without
+    one, the whole record. Follow reads on from the record's end either way."""
+    if not task:
+        return record.rows(), lambda since: record.rows(since=since)
+    from hale_runtime.engine.ids import root_of
+
+    rows = record.under(root_of(task), "/.")
+    end = record.cursor()
+    return rows, lambda since: record.rows(since=end + since - len(rows))
 
 
 def _budget(root, window: str | None, allowance: int | None):

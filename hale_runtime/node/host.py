@@ -17,7 +17,8 @@ Then, once every `tick_s`, the seven steps of a node, in order:
   5. every `poll_s`, fetch the forge's default branch: moved -> exit 75;
   6. assert the lease again (the sync may have outlasted it);
   7. tell the heads what landed (the head keeps the last seq), answer restart
-     requests (`restart.requested <holder>`), note the tick in memory.
+     requests (`restart.requested <holder>`), note the tick in memory;
+     then, in the background, keep the git store packed (maintenance.py).
 
 Everything that ends a node is a NodeStop with its exit code; the stop kills
 the organization (at once when the lease is lost, after SIGTERM and a grace
@@ -46,6 +47,7 @@ from hale_runtime.nerves import NervesFailed, open_nerves
 from hale_runtime.node import children, genome
 from hale_runtime.node.git import GitFailed
 from hale_runtime.node.lease import OWNER_ENV, BodyLease, Lease, LeaseHeld, LeaseUnprovable, now_ms
+from hale_runtime.node.maintenance import Maintenance
 from hale_runtime.node.projection import ProjectionDiverged, project
 from hale_runtime.node.relay import Relay
 from hale_runtime.node.settings import Settings
@@ -98,6 +100,7 @@ class Host:
         self.stopping: str | None = None
         self.warned: set[str] = set()
         self.memory = self.nerves = None
+        self.maintenance: Maintenance | None = None
 
     # ---- the whole life --------------------------------------------------------
 
@@ -192,6 +195,7 @@ class Host:
             self._tell_heads()
             self._answer_restarts()
             self.memory.upsert_node(f"node:{self.holder}", "node", self._heartbeat())
+            self._maintain()
         except (MemoryFailed, NervesFailed) as error:
             raise NodeStop(EXIT_REFUSED, f"stores failed, so the node stops: {error}") from None
         except RecordError as error:
@@ -385,10 +389,21 @@ class Host:
         if self.stopping:
             raise NodeStop(EXIT_OK, self.stopping)
 
+    def _maintain(self) -> None:
+        """Then, off the tick's path, keep the git store packed (maintenance.py)."""
+        if self.maintenance is None:
+            self.maintenance = Maintenance(self.record.repo.path, self.memory, self.holder)
+        try:
+            self.maintenance.tick()
+        except (OSError, subprocess.SubprocessError) as error:
+            self._warn(f"maintenance of the git store failed: {error}")
+
     def shutdown(self, stop: NodeStop) -> int:
         """Stop the children, give the lease back when it is ours, write `node.stopped`."""
         from hale_runtime.head.node import stop_head
 
+        if self.maintenance is not None:
+            self.maintenance.stop()
         stop_head(getattr(self, "head", None))
         children.stop(self.org, 0.0 if stop.lease_lost else self.settings.stop_grace_s)
         if self.fence is not None:

@@ -5,7 +5,8 @@ For each: the genome of its latest start, its owner's lease, whether it has stop
 latest `node.stopped` after it, with its reason and code), a genome that
 failed to build after it started, its last tick (memory's `node:<holder>`
 graph node, which the host rewrites every tick) and the memory and nerves it
-named. The lease is read at the remote when one answers within the git
+named. Then this clone's git store: its size on disk (`git count-objects`)
+and when the node's maintenance last packed it (maintenance.py). The lease is read at the remote when one answers within the git
 timeout, else as this clone last saw it. Nothing here needs a node running,
 and nothing writes: the embedded memory file is read only when it exists.
 """
@@ -13,6 +14,7 @@ and nothing writes: the embedded memory file is read only when it exists.
 from __future__ import annotations
 
 import os
+import subprocess
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -21,6 +23,7 @@ from typing import Any
 from hale_runtime.memory import MemoryFailed, memory_dsn, open_memory
 from hale_runtime.memory.dsn import is_postgres, sqlite_path
 from hale_runtime.node.lease import OWNER_ENV, BodyLease, Lease, LeaseUnprovable, now_ms
+from hale_runtime.node.maintenance import StoreSize, last_run, store_size
 from hale_runtime.record import Record
 
 NODE_KINDS = ("node.started", "node.stopped", "node.build_failed")
@@ -48,6 +51,8 @@ class Status:
     lease: Lease | None
     lease_seen_at: str  # "remote <name>", "this clone", or "this clone (remote not reached)"
     nodes: list[NodeStatus] = field(default_factory=list)
+    store: StoreSize | None = None  # this clone's git store (None when git could not say)
+    packed: dict[str, Any] | None = None  # the last maintenance (maintenance.json)
 
     def as_json(self) -> dict[str, Any]:
         lease = asdict(self.lease) if self.lease else None
@@ -57,6 +62,8 @@ class Status:
             "lease": lease,
             "lease_from": self.lease_seen_at,
             "nodes": [asdict(n) for n in self.nodes],
+            "store": asdict(self.store) if self.store else None,
+            "last_packed": self.packed,
         }
 
 
@@ -124,7 +131,13 @@ def gather(root: Path, timeout_s: float = 3.0) -> Status:
         if holder in nodes:
             nodes[holder].last_tick = tick
     lease, where = leases[owner]
-    return Status(lease, where, sorted(nodes.values(), key=lambda n: n.holder))
+    found = Status(lease, where, sorted(nodes.values(), key=lambda n: n.holder))
+    try:
+        found.store = store_size(record.repo.path)
+    except (OSError, subprocess.SubprocessError, ValueError):
+        found.store = None
+    found.packed = last_run(record.repo.path)
+    return found
 
 
 def _when(ms: int) -> str:
@@ -139,11 +152,23 @@ def render(status: Status) -> list[str]:
     lines = [
         f"body: {lease.describe() if lease else 'nobody holds the lease'} ({status.lease_seen_at})"
     ]
+    lines.append(_store_line(status))
     if not status.nodes:
         lines.append("no node has run on this record")
     for node in status.nodes:
         lines += [f"node {node.holder}", *("  " + line for line in _node_lines(node))]
     return lines
+
+
+def _store_line(status: Status) -> str:
+    """`record store: 1.2 MB on disk (3 loose objects, 1 pack); last packed <when>`."""
+    when = _when(status.packed["at"]) if status.packed else "never"
+    s = status.store
+    if s is None:
+        return f"record store: size unknown (git did not say); last packed {when}"
+    mb = s.total / 1_000_000
+    packs = f"{s.packs} pack" + ("" if s.packs == 1 else "s")
+    return f"record store: {mb:,.1f} MB on disk ({s.loose:,} loose objects, {packs}); last packed {when}"
 
 
 def _node_lines(node: NodeStatus) -> list[str]:
