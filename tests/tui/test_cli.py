@@ -15,14 +15,21 @@ def invoke(project, monkeypatch, *args: str):
     return CliRunner().invoke(hale, ["dna", "debug", *args]), opened
 
 
-def test_debug_opens_the_record_on_a_task(project, monkeypatch, rows):
+def test_debug_opens_a_task_on_its_own_rows(project, monkeypatch, rows):
     args = ["t2", "--break-kind", "work.settled", "--hl-break", "scheduler.hl:240"]
     result, (app,) = invoke(project, monkeypatch, *args)
     assert result.exit_code == 0, result.output
-    assert len(app.model.rows) == len(rows) and app.model.row.seq == 14
+    t2 = [r for r in rows if r.key.split("/")[0].split(".")[0] == "t2"]
+    assert [r.seq for r in app.model.rows] == [r.seq for r in t2] and app.model.row.seq == 14
     assert app.model.tree_task == "t2" and app.model.break_kinds == {"work.settled"}
     assert app.hl_breaks == {("scheduler.hl", 240)}
-    assert app.source is not None and app.source(len(rows)) == []
+    assert app.source is not None and app.source(len(t2)) == []
+
+
+def test_debug_without_a_task_opens_the_whole_record(project, monkeypatch, rows):
+    result, (app,) = invoke(project, monkeypatch)
+    assert result.exit_code == 0, result.output
+    assert len(app.model.rows) == len(rows) and app.source(len(rows)) == []
 
 
 def test_debug_refuses_an_unknown_task_and_a_bad_breakpoint(project, monkeypatch):
