@@ -154,6 +154,12 @@ class Record:
             return self._rows[seq - self._base[1] - 1]
         return self._index.get(row_id, self._base[1]) if self._index is not None else None
 
+    def kinds(self) -> set[str]:
+        """Every kind of row the chain holds."""
+        self.refresh()
+        found = set(self._index.kinds()) if self._index is not None and self._base[1] else set()
+        return found | {r.kind for r in self._rows}
+
     def admission(self, ask: str) -> Row | None:
         """The first `workflow.admitted` row under `ask` (the index keeps them by ask)."""
         self.refresh()

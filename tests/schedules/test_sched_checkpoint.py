@@ -35,6 +35,14 @@ def folds(org: Organization) -> dict:
     return {name: fold.snapshot() for name, fold in org.folds.items()}
 
 
+def declare_walk(org: Organization) -> None:
+    org.record.append("schedule.declared", "walk", {
+        **terms(id="walk", every_ms=DAY, definition="optimize-walk", args={},
+                convener="position:leader").as_body(),
+        "occurrence": START,
+    })  # fmt: skip
+
+
 def run_days(org: Organization, clock, days: int) -> None:
     for _ in range(days):
         clock.advance(DAY)
@@ -44,11 +52,7 @@ def run_days(org: Organization, clock, days: int) -> None:
 
 def test_a_restart_resumes_from_the_checkpoint_to_the_whole_fold(project, monkeypatch, clock):
     org = organization(project, monkeypatch, clock)
-    org.record.append("schedule.declared", "walk", {
-        **terms(id="walk", every_ms=DAY, definition="optimize-walk", args={},
-                convener="position:leader").as_body(),
-        "occurrence": START,
-    })  # fmt: skip
+    declare_walk(org)
     run_days(org, clock, 3)
     assert sorted(org.folds) == ["engine", "intake", "scheduler", "settler"]
     checkpointer = org.tickers[-1].__self__
@@ -69,11 +73,7 @@ def test_a_restart_resumes_from_the_checkpoint_to_the_whole_fold(project, monkey
 
 def test_a_damaged_checkpoint_is_passed_over_and_the_fold_is_the_same(project, monkeypatch, clock):
     org = organization(project, monkeypatch, clock)
-    org.record.append("schedule.declared", "walk", {
-        **terms(id="walk", every_ms=DAY, definition="optimize-walk", args={},
-                convener="position:leader").as_body(),
-        "occurrence": START,
-    })  # fmt: skip
+    declare_walk(org)
     run_days(org, clock, 2)
     checkpointer = org.tickers[-1].__self__
     checkpointer.every_rows = 1
