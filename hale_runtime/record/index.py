@@ -282,6 +282,9 @@ class Index:
             raise IndexFailed(f"{self.path}: {exc}") from exc
         try:
             yield
+        except sqlite3.Error as exc:
+            self.db.execute("ROLLBACK")
+            raise IndexFailed(f"{self.path}: {exc}") from exc
         except BaseException:
             self.db.execute("ROLLBACK")
             raise
