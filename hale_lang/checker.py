@@ -18,6 +18,7 @@ between nodes: treat them as read-only.
 
 from __future__ import annotations
 
+from . import nodes as n
 from .diagnostics import Diagnostic
 from .loader import LoadedProgram
 from .resolver import ModuleEnv, Sym, declare, resolve_signatures
@@ -75,14 +76,24 @@ def check(program: LoadedProgram) -> list[Diagnostic]:
     envs: dict[str, ModuleEnv] = {}
     out: list[Diagnostic] = []
     for path, module in program.modules.items():
-        diags: list[Diagnostic] = []
-        env = declare(module, program.imports.get(path, {}), envs, diags)
-        resolve_signatures(env)
-        _check_bodies(env)
-        _unused_imports(env)
-        diags.sort(key=_position)
-        out.extend(diags)
+        out.extend(check_module(module, program.imports.get(path, {}), envs))
     return out
+
+
+def check_module(
+    module: n.Module, imports: dict[str, str], envs: dict[str, ModuleEnv]
+) -> list[Diagnostic]:
+    """Check one module whose imports are already in `envs` (alias ->
+    module path in `imports`); files its table as `envs[module.path]` and
+    returns its diagnostics by position. A language server re-checks an
+    edited module and its importers this way, keeping the others' tables."""
+    diags: list[Diagnostic] = []
+    env = declare(module, imports, envs, diags)
+    resolve_signatures(env)
+    _check_bodies(env)
+    _unused_imports(env)
+    diags.sort(key=_position)
+    return diags
 
 
 def _check_bodies(env: ModuleEnv) -> None:

@@ -61,6 +61,8 @@ class Diagnostic:
     help: str | None = None
     severity: str = "error"  # "error" or "warning"
     trace: tuple[Frame, ...] = field(default=())
+    # other places the message is about, each with a note (an earlier definition)
+    related: tuple[tuple[Span, str], ...] = field(default=())
 
     @property
     def is_error(self) -> bool:

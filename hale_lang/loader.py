@@ -14,12 +14,15 @@ The same check guards every file the loader or the build cache reads.
 Modules are loaded depth-first;
 an import that reaches a module still being loaded is a cycle, reported at
 the import that closes it with the whole chain. Every module that loads is
-kept, so one run reports every syntax error in every file.
+kept, so one run reports every syntax error in every file. A loader given
+`texts` reads those modules from them instead of their files (a language
+server's unsaved editor buffers).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -47,9 +50,16 @@ class LoadedProgram:
 
 
 class Loader:
-    def __init__(self, root: Path | str, cache: ParseCache | None = None):
+    def __init__(
+        self,
+        root: Path | str,
+        cache: ParseCache | None = None,
+        texts: Mapping[str, str] | None = None,
+    ):
         self.root = Path(root).resolve()
         self.cache = cache if cache is not None else ParseCache.default()
+        # module path -> text, read instead of the file (an editor's unsaved buffers)
+        self.texts: Mapping[str, str] = texts or {}
 
     def load(self, *entries: str) -> LoadedProgram:
         """Load one or more entry modules (paths relative to the root)."""
@@ -110,6 +120,8 @@ class Loader:
         return module_file(self.root, path)
 
     def _read(self, program: LoadedProgram, path: str, via) -> str | None:
+        if path in self.texts:
+            return self.texts[path]
         file = self.file(path)
         try:
             if file is None:

@@ -56,9 +56,10 @@ class Sym:
 
 
 class ModuleEnv:
-    """A module's table of items, and which of its imports were used."""
+    """A module's table of items, which of its imports were used, and the
+    type of every local variable its bodies declare."""
 
-    __slots__ = ("path", "items", "aliases", "used", "diags", "envs")
+    __slots__ = ("path", "items", "aliases", "used", "diags", "envs", "bindings")
 
     def __init__(self, path: str, envs: dict[str, ModuleEnv], diags: list[Diagnostic]):
         self.path = path
@@ -66,9 +67,18 @@ class ModuleEnv:
         self.aliases: dict[str, str | None] = {}  # alias -> module path (None: failed)
         self.used: set[str] = set()
         self.envs, self.diags = envs, diags
+        # every local variable's type by the span of its name (the language server's)
+        self.bindings: dict[Span, Type] = {}
 
-    def error(self, code: str, message: str, span: Span | None, help: str | None = None) -> None:
-        self.diags.append(Diagnostic(code, message, span, help))
+    def error(
+        self,
+        code: str,
+        message: str,
+        span: Span | None,
+        help: str | None = None,
+        related: tuple[tuple[Span, str], ...] = (),
+    ) -> None:
+        self.diags.append(Diagnostic(code, message, span, help, related=related))
 
     # --- qualified names --------------------------------------------------------
 
@@ -230,7 +240,8 @@ def declare(
 
 
 def _duplicate(env: ModuleEnv, item, message: str, first: Span) -> None:
-    env.error("E0210", message, item.name_span, f"the first definition is at line {first.line}")
+    help = f"the first definition is at line {first.line}"
+    env.error("E0210", message, item.name_span, help, ((first, "the first definition"),))
 
 
 def resolve_signatures(env: ModuleEnv) -> None:
@@ -297,7 +308,8 @@ def _first_of_its_name(
         reserved(env, name, span)
     first = seen.get(name)
     if first is not None:
-        env.error("E0210", f"{what} `{name}` is declared twice", span, where(first))
+        related = ((first, "the first declaration"),)
+        env.error("E0210", f"{what} `{name}` is declared twice", span, where(first), related)
         return False
     seen[name] = span
     return True

@@ -100,6 +100,7 @@ class BodyChecker(ExprChecker):
             return
         self.locals[name] = t
         self.scope.append(name)
+        self.env.bindings[span] = t
 
     def _let(self, s: n.Let) -> int:
         if s.type is not None:

@@ -15,6 +15,7 @@ LANG_COMMANDS = {
     "check": "hale_runtime.cli.lang:check",
     "run": "hale_runtime.cli.lang:run",
     "fmt": "hale_runtime.cli.fmt:fmt",
+    "lsp": "hale_runtime.cli.lsp:lsp",
 }
 DNA_COMMANDS: dict[str, str] = {
     "definitions": "hale_runtime.cli.definitions:definitions",

@@ -1,10 +1,7 @@
 """`hale check` and `hale run`: the language verbs.
 
-Both find the genome root the same way unless `--root` names it: the
-nearest folder, from the path upwards, that holds a `vendor/` folder, or
-else a `dna/` folder (a folder named `vendor` never counts, so a file under
-`vendor/dna/` resolves to the genome above it); failing both, the file's own
-folder. Imports resolve from that root and diagnostics name paths under it.
+Both find the genome root as `hale_lang.roots` does unless `--root` names
+it. Imports resolve from that root and diagnostics name paths under it.
 
 `check` builds every `.hl` file under the given paths (one build per root,
 so each module is checked once) and prints every diagnostic on stderr,
@@ -23,30 +20,11 @@ from pathlib import Path
 
 import click
 
+from hale_lang.roots import genome_root, hl_files
+
 from .common import EXIT_REFUSED, EXIT_USAGE, echo_diagnostics
 
 USAGE_CODES = {"E0412", "E0414"}  # wrong arguments or names given on the command line
-
-
-def genome_root(path: Path) -> Path:
-    """The genome root holding `path` (see the module docstring)."""
-    start = path.resolve()
-    folder = start if start.is_dir() else start.parent
-    for d in (folder, *folder.parents):
-        if (d / "vendor").is_dir():
-            return d
-    for d in (folder, *folder.parents):
-        if (d / "dna").is_dir() and d.name != "vendor":
-            return d
-    return folder
-
-
-def _hl_files(path: Path) -> list[Path]:
-    if path.is_file():
-        return [path]
-    return sorted(
-        p for p in path.rglob("*.hl") if not any(part.startswith(".") for part in p.parts)
-    )
 
 
 def _guarded(fn: Callable) -> Callable:
@@ -87,7 +65,7 @@ def check(paths: tuple[Path, ...], root: Path | None) -> None:
     groups: dict[Path, list[str]] = {}
     for path in paths:
         r = (root or genome_root(path)).resolve()
-        for f in _hl_files(path):
+        for f in hl_files(path):
             entry = f.resolve().relative_to(r).as_posix()
             if entry not in groups.setdefault(r, []):
                 groups[r].append(entry)

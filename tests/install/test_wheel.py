@@ -10,6 +10,7 @@ through a path relative to the source tree.
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -81,9 +82,26 @@ def test_the_installed_hale_makes_checks_and_runs_a_project(
     assert "checked 9 files: 0 error(s)" in _run([hale, "check", "dna"], proj).stderr
     (tmp_path / "sum.hl").write_text("fn main() -> Int {\n    return len([1, 2, 3]) + 4;\n}\n")
     assert _run([hale, "run", "sum.hl", "--fn", "main"], tmp_path).stdout.strip() == "7"
+    assert '"hoverProvider":true' in _lsp_session(hale, proj).replace(" ", "")
     pygmentize = str(installed[1].with_name("pygmentize"))
     raw = _run([pygmentize, "-l", "hale", "-f", "raw", "sum.hl"], tmp_path).stdout
     assert "Token.Keyword.Declaration\t'fn'" in raw
+
+
+def _lsp_session(hale: str, cwd: Path) -> str:
+    """What `hale lsp` answers to initialize, shutdown and exit, all at once."""
+    frames = b""
+    for i, (method, params) in enumerate(
+        [
+            ("initialize", {"processId": None, "rootUri": None, "capabilities": {}}),
+            ("shutdown", None),
+        ]
+    ):
+        body = json.dumps({"jsonrpc": "2.0", "id": i, "method": method, "params": params})
+        frames += b"Content-Length: %d\r\n\r\n%s" % (len(body), body.encode())
+    body = json.dumps({"jsonrpc": "2.0", "method": "exit"}).encode()
+    frames += b"Content-Length: %d\r\n\r\n%s" % (len(body), body)
+    return _run([hale, "lsp"], cwd, input=frames.decode()).stdout
 
 
 def test_the_installed_hale_runs_a_node_that_admits_an_ask(

@@ -12,8 +12,8 @@ import pytest
 from click.testing import CliRunner
 
 from hale_lang.build import build, cache_dir, compile_entries
+from hale_lang.roots import genome_root
 from hale_runtime.cli import hale
-from hale_runtime.cli.lang import genome_root
 from stdlib.prelude import to_plain
 
 GENOME = Path(__file__).parent / "fixtures" / "genome"

@@ -1,0 +1,129 @@
+"""`hale lsp`: diagnostics after an edit, side by side with a cold `hale check`.
+
+The genome is generated from bench/lang_parse.py's templates: ten modules
+of about 1,000 lines each under `dna/`, all importing one small types
+module (`lib/types.hl`), about 10,000 lines in all. A real `hale lsp`
+process is driven over stdio by tests/lsp/client.py: it opens one
+1,000-line module, and each edit replaces the whole text (as an editor
+with full sync sends it), alternately breaking and mending a name inside a
+body. The figure is the time from sending the change to receiving that
+module's diagnostics. Beside it, in the same rounds (the sides alternate),
+a cold `hale check dna` of the same genome: a new process, an empty build
+cache. A second row edits a signature in the types module, which every
+module imports, so the server checks the whole genome again (not parses).
+Goal: a body edit's diagnostics under 100 ms at the median.
+
+    .venv/bin/python bench/lsp.py [--rounds 7] [--edits 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent / "tests" / "lsp"))
+
+from client import HALE, LspClient  # noqa: E402
+from lang_parse import TYPES, UNIT  # noqa: E402
+
+MODULES = 10
+UNITS = -(-1000 // UNIT.count("\n"))  # units of ~32 lines: 1,000 lines a module
+
+
+def generate(root: Path) -> int:
+    """Write the genome; its line count."""
+    (root / "lib").mkdir(parents=True)
+    (root / "dna").mkdir()
+    (root / "lib/types.hl").write_text(TYPES)
+    total = TYPES.count("\n")
+    for m in range(MODULES):
+        body = "".join(UNIT.format(i=m * UNITS + i) for i in range(UNITS))
+        text = '// Generated genome module.\nimport "lib/types" as t;\n\n' + body
+        (root / f"dna/gen_{m:02}.hl").write_text(text)
+        total += text.count("\n")
+    return total
+
+
+def cold_check(root: Path) -> float:
+    with tempfile.TemporaryDirectory() as cache:
+        env = {**os.environ, "HALE_CACHE_DIR": cache}
+        t = time.perf_counter()
+        done = subprocess.run(
+            [str(HALE), "check", "dna"], cwd=root, env=env, capture_output=True, text=True
+        )
+        took = time.perf_counter() - t
+    if done.returncode != 0:
+        raise SystemExit(f"hale check failed:\n{done.stderr}")
+    return took
+
+
+class Editor:
+    """One open document, edited by toggling between two texts."""
+
+    def __init__(self, client: LspClient, file: Path, old: str, new: str):
+        self.client, self.old, self.new = client, old, new
+        self.text = file.read_text()
+        assert old in self.text, old
+        self.uri = client.open(file, self.text)
+        client.diagnostics(self.uri, timeout=120)
+        self.version = 1
+
+    def edit(self) -> tuple[float, int]:
+        """One change; (seconds until its diagnostics, how many there are)."""
+        a, b = (self.old, self.new) if self.version % 2 else (self.new, self.old)
+        self.text = self.text.replace(a, b, 1)
+        self.version += 1
+        self.client.drop_notes()
+        t = time.perf_counter()
+        self.client.change(self.uri, self.version, self.text)
+        diags = self.client.diagnostics(self.uri, timeout=120)
+        return time.perf_counter() - t, len(diags)
+
+
+def row(name: str, times: list[float]) -> str:
+    ms = [x * 1000 for x in times]
+    return f"{name:<44} min {min(ms):8.1f} ms   median {statistics.median(ms):8.1f} ms"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--edits", type=int, default=5, help="body edits per round")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp) / "genome"
+        lines = generate(root)
+        client = LspClient(root)
+        client.initialize(root)
+        body = Editor(client, root / "dna/gen_04.hl", "len(d) > 0", "lenght(d) > 0")
+        types = Editor(client, root / "lib/types.hl", "runs: Int }", "runs: Int, late: Int }")
+        edits, sig_edits, colds, counts = [], [], [], set()
+        for _ in range(args.rounds):
+            for _ in range(args.edits):
+                took, n = body.edit()
+                edits.append(took)
+                counts.add(n)
+            sig_edits.append(types.edit()[0])
+            colds.append(cold_check(root))
+        assert counts == {0, 1}, counts  # the edits really broke and mended the module
+        client.close()
+    print(f"genome: {lines:,} lines in {MODULES + 1} modules; edited module ~1,000 lines")
+    print(row("hale lsp: diagnostics after a body edit", edits))
+    print(row("hale lsp: after a signature edit (all modules)", sig_edits))
+    print(row("cold `hale check dna` (new process)", colds))
+    ratio = statistics.median(colds) / statistics.median(edits)
+    print(f"cold check / body edit (medians)             {ratio:8.1f}x")
+    print("goal: a body edit's diagnostics under 100 ms at the median")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,8 @@
+"""The language server for `.hl` files (`hale lsp`).
+
+analysis.py keeps each genome loaded and checked edit by edit; index.py
+finds every name of a checked module and what it names; navigate.py and
+complete.py answer the editor's questions from those; server.py speaks
+LSP through pygls. It reuses the loader, the checker and the formatter,
+and knows nothing of dna beyond where a genome's root is.
+"""

@@ -1,0 +1,287 @@
+"""`hale lsp`: the language server, on pygls, over stdio.
+
+This module only translates: LSP positions (UTF-16 by default) to the
+1-based character columns of spans and back, URIs to module paths, and the
+answers of analysis/navigate/complete to lsprotocol types. Each file
+belongs to the genome whose root `roots.genome_root` finds for it; one
+Genome (analysis.py) per root keeps that genome checked.
+
+Every open, change, save or close of a document refreshes its genome and
+publishes the diagnostics of each module whose diagnostics may have changed
+(the edited module and its importers, anywhere in the genome, open or not).
+A diagnostic carries its code, its help line, the span of an earlier
+definition where it names one, and, for a "did you mean", a quick fix.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from lsprotocol import types as t
+from pygls.lsp.server import LanguageServer
+from pygls.uris import to_fs_path
+from pygls.workspace.position_codec import PositionCodec
+
+from ..diagnostics import Diagnostic, HaleError, Span
+from ..formatter import format_source
+from ..roots import genome_root
+from . import navigate
+from .analysis import Genome
+from .complete import complete
+
+_DID_YOU_MEAN = re.compile(r"did you mean `([^`]+)`\?")
+_UNNECESSARY = {"W0201", "W0202"}
+_COMPLETION_KINDS = {
+    "variable": t.CompletionItemKind.Variable,
+    "fn": t.CompletionItemKind.Function,
+    "hostfn": t.CompletionItemKind.Function,
+    "struct": t.CompletionItemKind.Struct,
+    "hosttype": t.CompletionItemKind.Interface,
+    "const": t.CompletionItemKind.Constant,
+    "module": t.CompletionItemKind.Module,
+    "field": t.CompletionItemKind.Field,
+    "method": t.CompletionItemKind.Method,
+    "type": t.CompletionItemKind.Class,
+    "keyword": t.CompletionItemKind.Keyword,
+}
+_SYMBOL_KINDS = {
+    "fn": t.SymbolKind.Function,
+    "hostfn": t.SymbolKind.Function,
+    "struct": t.SymbolKind.Struct,
+    "hosttype": t.SymbolKind.Interface,
+    "const": t.SymbolKind.Constant,
+    "import": t.SymbolKind.Module,
+    "field": t.SymbolKind.Field,
+    "method": t.SymbolKind.Method,
+}
+
+
+class HaleServer(LanguageServer):
+    """A pygls server holding one Genome per genome root."""
+
+    def __init__(self) -> None:
+        from importlib.metadata import version
+
+        super().__init__("hale", version("hale"))
+        self.genomes: dict[Path, Genome] = {}
+
+    def locate(self, uri: str) -> tuple[Genome, str] | None:
+        """The genome a document belongs to, and its module path there."""
+        fs = to_fs_path(uri)
+        if fs is None:
+            return None
+        file = Path(fs)
+        root = genome_root(file).resolve()
+        genome = self.genomes.get(root)
+        if genome is None:
+            genome = self.genomes[root] = Genome(root)
+        path = genome.module_path(file)
+        return (genome, path) if path is not None else None
+
+    @property
+    def codec(self) -> PositionCodec:
+        return self.workspace.position_codec
+
+    def lines(self, genome: Genome, path: str) -> list[str]:
+        """The text a module's spans refer to, as lines."""
+        return genome.text(path).splitlines()
+
+    def range(self, genome: Genome, span: Span) -> t.Range:
+        lines = self.lines(genome, span.path)
+        start = t.Position(span.line - 1, span.col - 1)
+        end = t.Position(span.end_line - 1, span.end_col - 1)
+        return self.codec.range_to_client_units(lines, t.Range(start, end))
+
+    def location(self, genome: Genome, span: Span) -> t.Location:
+        return t.Location(genome.file(span.path).as_uri(), self.range(genome, span))
+
+    def position(self, uri: str, pos: t.Position) -> tuple[int, int]:
+        """An LSP position in an open document as (line, col) of a span."""
+        doc = self.workspace.get_text_document(uri)
+        server = self.codec.position_from_client_units(doc.lines, pos)
+        return server.line + 1, server.character + 1
+
+    # --- diagnostics ------------------------------------------------------------------
+
+    def refresh(self, genome: Genome) -> None:
+        for path in sorted(genome.refresh()):
+            uri = genome.file(path).as_uri()
+            diags = [self.diagnostic(genome, d) for d in genome.diagnostics(path) if d.span]
+            self.text_document_publish_diagnostics(t.PublishDiagnosticsParams(uri, diags))
+
+    def diagnostic(self, genome: Genome, d: Diagnostic) -> t.Diagnostic:
+        message = d.message + (f"\nhelp: {d.help}" if d.help else "")
+        suggestion = _DID_YOU_MEAN.search(d.help or "")
+        related = [
+            t.DiagnosticRelatedInformation(self.location(genome, span), note)
+            for span, note in d.related
+        ]
+        return t.Diagnostic(
+            range=self.range(genome, d.span),
+            message=message,
+            severity=t.DiagnosticSeverity.Error if d.is_error else t.DiagnosticSeverity.Warning,
+            code=d.code,
+            source="hale",
+            related_information=related or None,
+            tags=[t.DiagnosticTag.Unnecessary] if d.code in _UNNECESSARY else None,
+            data={"replace": suggestion.group(1)} if suggestion else None,
+        )
+
+
+server = HaleServer()
+
+
+def _opened(uri: str, text: str) -> None:
+    found = server.locate(uri)
+    if found is not None:
+        genome, path = found
+        genome.edit(path, text)
+        server.refresh(genome)
+
+
+@server.feature(t.TEXT_DOCUMENT_DID_OPEN)
+def did_open(ls: HaleServer, params: t.DidOpenTextDocumentParams) -> None:
+    _opened(params.text_document.uri, params.text_document.text)
+
+
+@server.feature(t.TEXT_DOCUMENT_DID_CHANGE)
+def did_change(ls: HaleServer, params: t.DidChangeTextDocumentParams) -> None:
+    uri = params.text_document.uri
+    _opened(uri, ls.workspace.get_text_document(uri).source)
+
+
+@server.feature(t.TEXT_DOCUMENT_DID_SAVE)
+def did_save(ls: HaleServer, params: t.DidSaveTextDocumentParams) -> None:
+    found = ls.locate(params.text_document.uri)
+    if found is not None:
+        found[0].files_changed()
+        ls.refresh(found[0])
+
+
+@server.feature(t.TEXT_DOCUMENT_DID_CLOSE)
+def did_close(ls: HaleServer, params: t.DidCloseTextDocumentParams) -> None:
+    found = ls.locate(params.text_document.uri)
+    if found is not None:
+        genome, path = found
+        genome.close(path)
+        ls.refresh(genome)
+
+
+@server.feature(t.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+def files_changed(ls: HaleServer, params: t.DidChangeWatchedFilesParams) -> None:
+    for genome in ls.genomes.values():
+        genome.files_changed()
+        ls.refresh(genome)
+
+
+# --- reading ---------------------------------------------------------------------------
+
+
+def _at(ls: HaleServer, params: t.TextDocumentPositionParams):
+    found = ls.locate(params.text_document.uri)
+    if found is None:
+        return None
+    return (*found, *ls.position(params.text_document.uri, params.position))
+
+
+@server.feature(t.TEXT_DOCUMENT_HOVER)
+def hover(ls: HaleServer, params: t.HoverParams) -> t.Hover | None:
+    at = _at(ls, params)
+    answer = navigate.hover(*at) if at else None
+    if answer is None:
+        return None
+    text, span = answer
+    contents = t.MarkupContent(kind=t.MarkupKind.Markdown, value=text)
+    return t.Hover(contents=contents, range=ls.range(at[0], span))
+
+
+@server.feature(t.TEXT_DOCUMENT_DEFINITION)
+def definition(ls: HaleServer, params: t.DefinitionParams) -> list[t.Location]:
+    at = _at(ls, params)
+    return [ls.location(at[0], s) for s in navigate.definition(*at)] if at else []
+
+
+@server.feature(t.TEXT_DOCUMENT_REFERENCES)
+def references(ls: HaleServer, params: t.ReferenceParams) -> list[t.Location]:
+    at = _at(ls, params)
+    if at is None:
+        return []
+    spans = navigate.references(*at, params.context.include_declaration)
+    return [ls.location(at[0], s) for s in spans]
+
+
+@server.feature(t.TEXT_DOCUMENT_COMPLETION, t.CompletionOptions(trigger_characters=[".", ":"]))
+def completion(ls: HaleServer, params: t.CompletionParams) -> t.CompletionList:
+    at = _at(ls, params)
+    items = []
+    if at is not None:
+        genome, path, line, col = at
+        text = ls.workspace.get_text_document(params.text_document.uri).source
+        for c in complete(genome, path, text, line, col):
+            kind = _COMPLETION_KINDS.get(c.kind, t.CompletionItemKind.Text)
+            items.append(t.CompletionItem(c.label, kind=kind, detail=c.detail or None))
+    return t.CompletionList(is_incomplete=False, items=items)
+
+
+@server.feature(t.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
+def document_symbol(ls: HaleServer, params: t.DocumentSymbolParams) -> list[t.DocumentSymbol]:
+    found = ls.locate(params.text_document.uri)
+    if found is None:
+        return []
+    genome, path = found
+
+    def convert(s: navigate.Symbol) -> t.DocumentSymbol:
+        return t.DocumentSymbol(
+            name=s.name,
+            kind=_SYMBOL_KINDS[s.kind],
+            range=ls.range(genome, s.span),
+            selection_range=ls.range(genome, s.name_span),
+            detail=s.detail or None,
+            children=[convert(c) for c in s.children] or None,
+        )
+
+    return [convert(s) for s in navigate.symbols(genome, path)]
+
+
+@server.feature(t.TEXT_DOCUMENT_FORMATTING)
+def formatting(ls: HaleServer, params: t.DocumentFormattingParams) -> list[t.TextEdit]:
+    """The whole document in `hale fmt`'s layout; nothing while it does not parse."""
+    doc = ls.workspace.get_text_document(params.text_document.uri)
+    try:
+        new = format_source(doc.source, doc.path)
+    except HaleError:
+        return []
+    if new == doc.source:
+        return []
+    end = t.Position(len(doc.lines), 0)
+    return [t.TextEdit(t.Range(t.Position(0, 0), end), new)]
+
+
+@server.feature(
+    t.TEXT_DOCUMENT_CODE_ACTION,
+    t.CodeActionOptions(code_action_kinds=[t.CodeActionKind.QuickFix]),
+)
+def code_action(ls: HaleServer, params: t.CodeActionParams) -> list[t.CodeAction]:
+    """A "did you mean `x`?" diagnostic offers to write `x` in its place."""
+    out = []
+    for d in params.context.diagnostics:
+        name = d.data.get("replace") if isinstance(d.data, dict) else None
+        if not name:
+            continue
+        edit = t.WorkspaceEdit(changes={params.text_document.uri: [t.TextEdit(d.range, name)]})
+        out.append(
+            t.CodeAction(
+                title=f"replace with `{name}`",
+                kind=t.CodeActionKind.QuickFix,
+                diagnostics=[d],
+                edit=edit,
+                is_preferred=True,
+            )
+        )
+    return out
+
+
+def serve() -> None:
+    """Speak LSP on stdin and stdout until the client says exit."""
+    server.start_io()

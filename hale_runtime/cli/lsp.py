@@ -1,0 +1,22 @@
+"""`hale lsp`: the language server for `.hl` files, over stdio.
+
+An editor starts it and speaks LSP on its stdin and stdout
+(docs/editors.md); it serves every genome whose files the editor opens.
+"""
+
+from __future__ import annotations
+
+import click
+
+
+@click.command()
+@click.option(
+    "--stdio",
+    is_flag=True,
+    help="Speak on stdin and stdout (the default; for editors that pass it).",
+)
+def lsp(stdio: bool) -> None:
+    """Run the Hale language server on stdin and stdout."""
+    from hale_lang.lsp.server import serve
+
+    serve()
