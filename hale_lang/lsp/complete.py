@@ -22,11 +22,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from stdlib.prelude import NATIVES
-
 from ..checker import check_module
 from ..diagnostics import HaleError
 from ..highlight import KEYWORDS
+from ..natives import METHODS, PRELUDE_FNS, SIGS
 from ..parser import parse
 from ..resolver import GENERICS, Sym
 from ..types import JSON, PRIMITIVES, STRING, HostType, ListType, MapType, StructType, Type
@@ -93,9 +92,8 @@ def members(genome: Genome, t: Type) -> list[Completion]:
         return [Completion(f, "field", str(ft)) for f, ft in sym.fields.items()]
     owner = _native_owner(t)
     return [
-        Completion(f.name.split(".", 1)[1], "method", native_signature(f.name, f.sig))
-        for f in NATIVES
-        if f.name.startswith(f"{owner}.")
+        Completion(m, "method", native_signature(SIGS[f"{owner}.{m}"][0]))
+        for m in METHODS.get(owner, ())
     ]
 
 
@@ -121,11 +119,7 @@ def _in_scope(genome: Genome, path: str, line: int, col: int) -> list[Completion
                 out.append(Completion(sym.name, "module", env.aliases.get(sym.name) or ""))
             else:
                 out.append(_item(sym))
-    seen: set[str] = set()
-    for f in NATIVES:
-        if "." not in f.name and f.name not in seen:
-            seen.add(f.name)
-            out.append(Completion(f.name, "fn", native_signature(f.name, f.sig)))
+    out += [Completion(f, "fn", native_signature(SIGS[f][0])) for f in PRELUDE_FNS]
     out += [Completion(t, "type", "builtin type") for t in (*PRIMITIVES, *GENERICS)]
     out += [Completion(k, "keyword") for k in sorted(KEYWORDS)]
     return out

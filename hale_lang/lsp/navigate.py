@@ -15,10 +15,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from stdlib.prelude import natives_named
-
 from .. import nodes as n
 from ..diagnostics import Span
+from ..natives import SIGS, NativeSig
 from ..resolver import Sym
 from .analysis import Genome
 from .index import Index, Key, Occurrence, name_span
@@ -83,7 +82,7 @@ def describe(genome: Genome, occ: Occurrence) -> str:
     if kind == "local":
         return _code(f"{key[3]}: {occ.ty}") if occ.ty is not None else ""
     if kind == "native":
-        return _code("\n".join(native_signature(key[1], f.sig) for f in natives_named(key[1])))
+        return _code("\n".join(native_signature(sig) for sig in SIGS.get(key[1], ())))
     if kind == "type":
         return _code(key[1]) + "\na builtin type"
     if kind == "alias":
@@ -160,25 +159,12 @@ def _one_line(text: str) -> str:
     return re.sub(r"\s+", " ", text).strip().removesuffix(";").replace("( ", "(").replace(" )", ")")
 
 
-def native_signature(name: str, sig: str) -> str:
+def native_signature(sig: NativeSig) -> str:
     """`len(String) -> Int`; a method drops its receiver: `String.split(String) -> …`."""
-    params, ret = sig.removeprefix("fn(").rsplit(") -> ", 1)
-    parts = split_params(params)
-    if "." in name:
-        parts = parts[1:]
-    return f"{name}({', '.join(parts)}) -> {ret}"
-
-
-def split_params(params: str) -> list[str]:
-    """Top-level comma-separated parts (`Map<K, V>, K` -> two parts)."""
-    out, depth, start = [], 0, 0
-    for i, c in enumerate(params):
-        depth += (c == "<") - (c == ">")
-        if c == "," and depth == 0:
-            out.append(params[start:i].strip())
-            start = i + 1
-    last = params[start:].strip()
-    return [*out, last] if last else out
+    params = [str(p) for p in sig.params[1 if "." in sig.name else 0 :]]
+    if sig.variadic:
+        params.append("…")
+    return f"{sig.name}({', '.join(params)}) -> {sig.ret}"
 
 
 # --- document symbols ---------------------------------------------------------------

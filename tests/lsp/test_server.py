@@ -111,8 +111,12 @@ def test_hover_shows_types_signatures_docs_and_host_declarations(served) -> None
     host = client.at("textDocument/hover", uri, *at(MAIN, "define"))["contents"]["value"]
     assert host.startswith("```hale\nfn define(id: String, rev: Int, stores: String, summary:")
     assert "a method of host type `WorkflowCatalog`; declared at `vendor/dna/mod.hl:" in host
-    native = client.at("textDocument/hover", uri, *at(MAIN, "objective", 1))["contents"]
-    assert native["value"] == "```hale\nobjective: String\n```"
+    param = client.at("textDocument/hover", uri, *at(MAIN, "objective", 1))["contents"]
+    assert param["value"] == "```hale\nobjective: String\n```"
+    lib = (root / "dna/org/lib.hl").read_text()
+    lib_uri = client.open(root / "dna/org/lib.hl")
+    native = client.at("textDocument/hover", lib_uri, *at(lib, "len("))["contents"]["value"]
+    assert native.startswith("```hale\nlen(String) -> Int\nlen(List<T>) -> Int\n")
 
 
 def test_definition_goes_across_imports_and_into_vendor_dna(served) -> None:
