@@ -56,6 +56,12 @@ def genome(tmp_path: Path) -> Path:
 
 
 @pytest.fixture(scope="module")
+def genome_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A genome for tests that only read it (hypothesis runs many examples on one)."""
+    return write_genome(tmp_path_factory.mktemp("read") / "genome")
+
+
+@pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory):
     """(a client of a real `hale lsp` process, the genome root it serves)."""
     root = write_genome(tmp_path_factory.mktemp("lsp") / "genome")

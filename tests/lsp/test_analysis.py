@@ -121,3 +121,54 @@ def test_reparsing_in_chunks_gives_the_tree_of_a_whole_parse(file: Path, edits) 
         got = _parsed(text, path, reparser.parse)
         want = _parsed(text, path, parse)
         assert got == want or (isinstance(got, list) and isinstance(want, list))
+
+
+PIECES = st.sampled_from(
+    [
+        "fn ",
+        "f",
+        "(",
+        ")",
+        "{",
+        "}",
+        "let x = ",
+        "x",
+        ".",
+        "::",
+        "lib",
+        ";",
+        "\n",
+        '"',
+        "1",
+        " ",
+        "é",
+    ]
+)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    edits=st.lists(
+        st.tuples(st.floats(0, 1), st.lists(PIECES, max_size=4)), min_size=1, max_size=5
+    ),
+    probes=st.lists(st.tuples(st.integers(1, 14), st.integers(1, 40)), min_size=1, max_size=4),
+)
+def test_any_text_any_position_answers_without_failing(genome_root: Path, edits, probes) -> None:
+    """The editor is a door: whatever an author types, wherever the cursor
+    stands, every feature answers (perhaps nothing) and never raises."""
+    from hale_lang.lsp import navigate
+    from hale_lang.lsp.complete import complete
+
+    g = fresh(Genome(genome_root))
+    text = MAIN
+    for where, pieces in edits:
+        at = int(where * len(text))
+        text = text[:at] + "".join(pieces) + text[at:]
+        g.edit("dna/org/main.hl", text)
+        g.refresh()
+        for line, col in probes:
+            navigate.hover(g, "dna/org/main.hl", line, col)
+            navigate.definition(g, "dna/org/main.hl", line, col)
+            navigate.references(g, "dna/org/main.hl", line, col, True)
+            complete(g, "dna/org/main.hl", text, min(line, text.count("\n") + 1), col)
+        navigate.symbols(g, "dna/org/main.hl")
