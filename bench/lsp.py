@@ -3,7 +3,7 @@
 The genome is generated from bench/lang_parse.py's templates: ten modules
 of about 1,000 lines each under `dna/`, all importing one small types
 module (`lib/types.hl`), about 10,000 lines in all. A real `hale lsp`
-process is driven over stdio by tests/lsp/client.py: it opens one
+process is driven over stdio by tests/lsp/lsp_client.py: it opens one
 1,000-line module, and each edit replaces the whole text (as an editor
 with full sync sends it), alternately breaking and mending a name inside a
 body. The figure is the time from sending the change to receiving that
@@ -31,8 +31,8 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "tests" / "lsp"))
 
-from client import HALE, LspClient  # noqa: E402
 from lang_parse import TYPES, UNIT  # noqa: E402
+from lsp_client import HALE, LspClient  # noqa: E402
 
 MODULES = 10
 UNITS = -(-1000 // UNIT.count("\n"))  # units of ~32 lines: 1,000 lines a module

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import LIB, MAIN
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from lsp_genome import LIB, MAIN
 
 from hale_lang.checker import check
 from hale_lang.diagnostics import HaleError, Span

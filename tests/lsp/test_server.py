@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import MAIN
+from lsp_genome import MAIN
 
 
 def at(text: str, needle: str, nth: int = 0, offset: int = 0) -> tuple[int, int]:
