@@ -35,6 +35,7 @@ DNA_COMMANDS: dict[str, str] = {
     "debug": "hale_runtime.cli.debug:debug",
     "task": "hale_runtime.cli.task:task",
     "work": "hale_runtime.cli.work:work",
+    "simulate": "hale_runtime.cli.simulate:simulate",
 }
 
 

@@ -72,12 +72,15 @@ def _args(text: str) -> object:
 
 def cadence(terms: Terms) -> str:
     """`every 1d`, `every 90s`, `every 1500ms`, or `cron <expr>`, as the graph carries it."""
-    if terms.cron:
-        return f"cron {terms.cron}"
-    for unit, ms in UNITS:
-        if terms.every_ms % ms == 0:
-            return f"every {terms.every_ms // ms}{unit}"
-    return f"every {terms.every_ms}ms"
+    return f"cron {terms.cron}" if terms.cron else f"every {duration(terms.every_ms)}"
+
+
+def duration(ms: int) -> str:
+    """`1d`, `90s`, `1500ms`: the largest whole unit."""
+    for unit, size in UNITS:
+        if ms and ms % size == 0:
+            return f"{ms // size}{unit}"
+    return f"{ms}ms"
 
 
 def when(terms: Terms) -> str:

@@ -80,6 +80,9 @@ def test_the_installed_hale_makes_checks_and_runs_a_project(
     listed = _run([hale, "dna", "definitions"], proj).stdout
     assert listed.startswith("catalog dna/org/workflows.hl\nask-edit@1")
     assert "checked 9 files: 0 error(s)" in _run([hale, "check", "dna"], proj).stderr
+    window = ["--from", "2026-12-01T00:00Z", "--to", "2026-12-08T00:00Z"]
+    simulated = _run([hale, "dna", "simulate", *window], proj).stdout
+    assert "on a copy of the record" in simulated and "schedules: none declared" in simulated
     (tmp_path / "sum.hl").write_text("fn main() -> Int {\n    return len([1, 2, 3]) + 4;\n}\n")
     assert _run([hale, "run", "sum.hl", "--fn", "main"], tmp_path).stdout.strip() == "7"
     assert '"hoverProvider":true' in _lsp_session(hale, proj).replace(" ", "")
