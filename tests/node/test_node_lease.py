@@ -127,7 +127,9 @@ def test_a_second_host_in_the_same_clone_is_refused(make_clone, nodes):
 def test_each_owner_has_its_own_body_over_a_shared_record(make_clone):
     """HALE_DNA_OWNER picks the lease every `hale dna body` verb works on."""
     a, b = make_clone("a"), make_clone("b")
-    ann, bob = {"HALE_DNA_OWNER": "ann"}, {"HALE_DNA_OWNER": "bob"}
+    # no fence renews these leases: give them a life no run of verbs outlasts
+    lasting = {"HALE_DNA_LEASE_S": "600"}
+    ann, bob = {**lasting, "HALE_DNA_OWNER": "ann"}, {**lasting, "HALE_DNA_OWNER": "bob"}
     taken = hale(a, "dna", "body", "claim", env=ann)
     assert taken.returncode == 0, taken.stderr
     holder = taken.stdout.split()[1]
