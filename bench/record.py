@@ -1,4 +1,4 @@
-"""Benchmark of the record: appends against raw pygit2 writes, and full replay.
+"""Benchmark of the record: appends against raw pygit2 writes, durability, and replay.
 
 Each figure is measured side by side in one run, in fresh repositories under a
 temporary folder. Appends alternate raw and Record over several rounds; each
@@ -6,6 +6,10 @@ round gives a ratio of the pair, and the median ratio is reported (a shared
 machine's noise hits a pair together more often than apart):
   - raw pygit2: blob + tree + commit (moving one ref), the same JSONL bytes;
   - Record.append_many with 100 rows a commit, and Record.append one a commit;
+  - durable appends, one row a commit, four ways side by side: libgit2's
+    GIT_OPT_ENABLE_FSYNC_GITDIR, hale's own fsync of each object and the ref
+    (store.py), the Record's journal (one fdatasync an append, journal.py),
+    and the Record relaxed (no fsync);
   - replay (read + decode) of every row from git alone, then from the cache.
 Bars (printed, not asserted): batched append within 2x of raw; replay of
 100,000 rows under 2 s. `--rows N` changes the replay size.
@@ -14,6 +18,7 @@ Bars (printed, not asserted): batched append within 2x of raw; replay of
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import statistics
 import tempfile
@@ -22,30 +27,58 @@ from pathlib import Path
 
 import pygit2
 
-from hale_runtime.record import Record
+from hale_runtime.record import Record, store
 from hale_runtime.record.row import encode_line, make_row
-from hale_runtime.record.store import write_commit
 
 
 def body(i: int) -> dict:
     return {"holder": "bench@host:c0", "token": i, "until": 1_700_000_000_000 + i}
 
 
-def raw_write(path: Path, rows: int, per_commit: int) -> float:
-    """Seconds to write `rows` rows as raw pygit2 commits of `per_commit` rows."""
-    repo = pygit2.init_repository(str(path), bare=True)
+def texts_of(rows: int, per_commit: int) -> list[str]:
     lines = [
-        encode_line(make_row("claim.taken", f"plan/i{i}", body(i), "b@h:c0", 1, "c0"))
+        encode_line(make_row("claim.taken", f"plan/i{i}", body(i), "b@h:c0", 1, "c0")) + "\n"
         for i in range(rows)
     ]
-    texts = ["".join(lines[i : i + per_commit]) for i in range(0, rows, per_commit)]
-    texts = [t.replace("}{", "}\n{") + "\n" for t in texts]
+    return ["".join(lines[i : i + per_commit]) for i in range(0, rows, per_commit)]
+
+
+def raw_write(path: Path, rows: int, per_commit: int, fsync: bool = False) -> float:
+    """Seconds to write `rows` rows as raw pygit2 commits of `per_commit` rows
+    (with libgit2's own fsync option when `fsync`)."""
+    repo = pygit2.init_repository(str(path), bare=True)
+    texts = texts_of(rows, per_commit)
+    sig = pygit2.Signature("b@h:c0", "record@hale", 1, 0)
+    store.use_fsync(fsync)
     start = time.perf_counter()
     parent = None
     for text in texts:
-        parent = write_commit(repo, parent, text, "b@h:c0", 1000)
+        parent = store._write_commit_libgit2(repo, parent, text, sig, "rows\n")
         repo.references.create("refs/bench/raw", parent, force=True)
+    elapsed = time.perf_counter() - start
+    store.use_fsync(False)
+    return elapsed
+
+
+def own_fsync_write(path: Path, rows: int) -> float:
+    """Seconds for one-row commits fsync'd object by object and ref by hale (store.py)."""
+    repo = pygit2.init_repository(str(path), bare=True)
+    texts = texts_of(rows, 1)
+    start = time.perf_counter()
+    parent = None
+    for text in texts:
+        oid = store.write_commit(repo, parent, text, "b@h:c0", 1000, durable=True)
+        assert store.move_ref(repo, "refs/bench/own", parent, oid, durable=True)
+        parent = oid
     return time.perf_counter() - start
+
+
+def durable_record_write(path: Path, rows: int, durable: bool) -> float:
+    os.environ["HALE_DNA_DURABILITY"] = "full" if durable else "relaxed"
+    try:
+        return record_write(path, rows, 1)[0]
+    finally:
+        os.environ["HALE_DNA_DURABILITY"] = "relaxed"
 
 
 def record_write(path: Path, rows: int, per_commit: int) -> tuple[float, Record]:
@@ -88,15 +121,38 @@ def paired(root: Path, rounds: int, rows: int, per_commit: int) -> tuple[float, 
     return statistics.median(raw), statistics.median(rec), statistics.median(ratios)
 
 
+def durable_table(root: Path, rounds: int, rows: int) -> None:
+    """One-row appends, four ways, alternating; min and median rows/s of each."""
+    sides = {
+        "libgit2 GIT_OPT_ENABLE_FSYNC_GITDIR": lambda p: raw_write(p, rows, 1, fsync=True),
+        "hale fsync of each object and the ref": lambda p: own_fsync_write(p, rows),
+        "Record.append, durable (the journal)": lambda p: durable_record_write(p, rows, True),
+        "Record.append, relaxed (unsafe)": lambda p: durable_record_write(p, rows, False),
+    }
+    times: dict[str, list[float]] = {name: [] for name in sides}
+    for n in range(rounds):
+        for k, (name, side) in enumerate(sides.items()):
+            times[name].append(side(root / f"durable-{n}-{k}"))
+    journal = statistics.median(times["Record.append, durable (the journal)"])
+    print(f"durable appends, one row a commit ({rows} rows; best / median of {rounds} rounds)")
+    for name, seconds in times.items():
+        best, mid = rows / min(seconds), rows / statistics.median(seconds)
+        ratio = statistics.median(seconds) / journal
+        print(f"  {name:<40} {best:>8,.0f} / {mid:>8,.0f} rows/s  {ratio:5.2f}x the journal's time")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=100_000, help="rows to replay")
     parser.add_argument("--batched", type=int, default=20_000, help="rows a batched round")
     parser.add_argument("--single", type=int, default=500, help="rows a one-a-commit round")
     parser.add_argument("--rounds", type=int, default=5, help="alternating rounds per figure")
+    parser.add_argument("--durable", type=int, default=300, help="rows a durable round")
     args = parser.parse_args()
+    os.environ["HALE_DNA_DURABILITY"] = "relaxed"  # the raw comparisons; durable_table sets its own
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
+        durable_table(root, args.rounds, args.durable)
         print(f"append (medians of {args.rounds} alternating rounds)")
         raw1, rec1, ratio1 = paired(root, args.rounds, args.single, 1)
         line("raw pygit2, one row a commit", args.single, raw1)

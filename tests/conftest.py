@@ -15,8 +15,10 @@ from hale_runtime.memory import open_memory
 @pytest.fixture(autouse=True)
 def _hale_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
     """No test reads the machine's build cache or a node's settings from the
-    environment it was started in."""
+    environment it was started in. The suite runs relaxed (no fsync: it only
+    costs time here); the durability tests set `full` themselves."""
     monkeypatch.setenv("HALE_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "hale-cache"))
+    monkeypatch.setenv("HALE_DNA_DURABILITY", "relaxed")
     for name in ("HALE_DNA_MEMORY", "HALE_DNA_NERVES", "HALE_DNA_NODE", "HALE_DNA_OWNER"):
         monkeypatch.delenv(name, raising=False)
 

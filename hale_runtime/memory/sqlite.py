@@ -6,6 +6,12 @@ before reading anything it decides on, and a busy database is waited for
 (`busy_timeout`) rather than failed. WAL lets readers run beside the writer.
 The clock is SQLite's own `julianday('now')` (millisecond resolution, one
 value per statement), read from the operating system by SQLite, not Python.
+
+Durable (the default): WAL with `synchronous=FULL`, so every commit fsyncs
+the WAL before it returns (a claim's token never falls back after a power
+loss); SQLite's automatic checkpoint (every 1,000 WAL pages) copies the WAL
+into the database and fsyncs it. HALE_DNA_DURABILITY=relaxed runs NORMAL:
+commits survive a crash of the process but may be lost with the machine.
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 
+from hale_runtime import durability
 from hale_runtime.memory.store import Exec, SqlMemory
 from hale_runtime.memory.types import MemoryFailed
 
@@ -29,8 +36,8 @@ def connect(path: Path) -> sqlite3.Connection:
         db = sqlite3.connect(path, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000)
         db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         db.execute("PRAGMA journal_mode = WAL")
-        db.execute("PRAGMA synchronous = NORMAL")
-    except (sqlite3.Error, OSError) as error:
+        db.execute(f"PRAGMA synchronous = {'FULL' if durability.durable() else 'NORMAL'}")
+    except (sqlite3.Error, OSError, durability.UnknownDurability) as error:
         raise MemoryFailed(f"cannot open memory at {path}: {error}") from error
     return db
 

@@ -4,7 +4,8 @@ A receipt is stored as its canonical JSON (sorted keys, no spaces, UTF-8);
 the sha256 of those bytes names the ref, so writing the same receipt twice is
 one receipt and `git cat-file -p refs/dna/receipts/<sha>` prints it. Reading
 checks the digest, so a foreign object under that name is reported, not
-trusted.
+trusted. Durable (the default): the blob and the new ref are fsync'd before
+`put_receipt` returns, as a record append is.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Any
 
 import pygit2
 
+from hale_runtime.record import loose, store
 from hale_runtime.record.errors import RecordError
 from hale_runtime.record.row import canonical
 
@@ -23,16 +25,18 @@ PREFIX = "refs/dna/receipts/"
 _DIGEST = re.compile(r"[0-9a-f]{64}")
 
 
-def put_receipt(repo: pygit2.Repository, document: dict[str, Any]) -> str:
+def put_receipt(repo: pygit2.Repository, document: dict[str, Any], durable: bool = True) -> str:
     """Write `document` as a receipt and return its digest."""
     if not isinstance(document, dict):
         raise ValueError("a receipt is a JSON object")
     data = canonical(document).encode()
     digest = hashlib.sha256(data).hexdigest()
     name = PREFIX + digest
-    blob = repo.create_blob(data)
+    blob = store.write_blob(repo, data, durable)
     try:
         repo.references.create(name, blob, force=False)
+        if durable:
+            loose.sync_ref(repo, name)
     except pygit2.AlreadyExistsError:
         get_receipt(repo, digest)  # already there: make sure it is what it says
     return digest

@@ -13,21 +13,32 @@ the chain is skipped, so a row present twice is read once. Once enough
 stamped commits wait in the tail they move into the index and leave memory.
 When the index cannot be used (a read-only .git) the whole chain stays in
 memory, as it did before there was one.
+
+An append is one commit and one journal frame, so a batch costs one
+fdatasync however many rows it holds (journal.py): the engine's round, the
+head's batch and the host's tick each call `append_many` once. `append`
+returns only once its rows are on disk, and before the ref shows them to
+anyone, unless HALE_DNA_DURABILITY=relaxed (tests and benches only). The
+first read of a Record recovers journalled rows a power loss took from the
+chain.
 """
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pygit2
 
+from hale_runtime import durability
 from hale_runtime.gc_pause import collector_paused
-from hale_runtime.record import receipts, store
+from hale_runtime.record import loose, receipts, store
 from hale_runtime.record.errors import RecordError
 from hale_runtime.record.identity import Clock, clone_id, default_who, wall_clock
 from hale_runtime.record.index import Commit, Index, IndexFailed, key_ranges, prefix_range
+from hale_runtime.record.journal import Journal
 from hale_runtime.record.row import Row, decode_line, new_row
 
 if TYPE_CHECKING:
@@ -56,6 +67,11 @@ class Record:
         self.clock: Clock = clock or wall_clock
         self.clone = clone_id(repo)
         self.who = who or default_who(self.clone)
+        try:
+            self.durable = durability.durable()
+        except durability.UnknownDurability as exc:
+            raise RecordError(str(exc)) from exc
+        self._journal = Journal(loose.common_dir(repo) / "hale")
         self._index: Index | None = None
         self._writable = True  # whether the tail may still move into the index
         self._loaded = False
@@ -207,18 +223,25 @@ class Record:
         made = [new_row(kind, key, body, self.who, at, self.clone) for kind, key, body in items]
         fresh = [row for row, _ in made]
         lines = {row.id: line for row, line in made}
-        for _ in range(MAX_APPEND_TRIES):
-            tip = self.refresh()
-            out, new = self._place(fresh)
-            if not new:
-                return out
-            text = "".join([lines[r.id] + "\n" for r in new])
-            oid = store.write_commit(self.repo, tip, text, self.who, at)
-            if store.move_ref(self.repo, store.RECORD_REF, tip, oid):
-                self._add(str(oid), str(tip) if tip else None, new)
-                self._tip = oid
-                self._persist()
-                return out
+        with self._journal.locked() if self.durable else contextlib.nullcontext():
+            for _ in range(MAX_APPEND_TRIES):
+                tip = self.refresh()
+                out, new = self._place(fresh)
+                if not new:
+                    return out
+                text = "".join([lines[r.id] + "\n" for r in new])
+                oid = store.write_commit(self.repo, tip, text, self.who, at, durable=False)
+                store.pause_for_tests(oid, store.PAUSE_ENV)
+                if self.durable:
+                    self._journal.write(text)  # durable from here, before the ref shows it
+                    store.pause_for_tests(oid, store.JOURNALLED_PAUSE_ENV)
+                if store.move_ref(self.repo, store.RECORD_REF, tip, oid, durable=False):
+                    self._add(str(oid), str(tip) if tip else None, new)
+                    self._tip = oid
+                    self._persist()
+                    if self.durable and self._journal.full():
+                        self._journal.settle(str(oid))
+                    return out
         raise RecordError(f"{store.RECORD_REF} kept moving; {len(fresh)} row(s) not written")
 
     def _place(self, fresh: list[Row]) -> tuple[list[Row], list[Row]]:
@@ -250,7 +273,7 @@ class Record:
 
     def put_receipt(self, document: dict[str, Any]) -> str:
         """Store a receipt; its sha256 (of the canonical JSON) names it."""
-        return receipts.put_receipt(self.repo, document)
+        return receipts.put_receipt(self.repo, document, self.durable)
 
     def get_receipt(self, digest: str) -> dict[str, Any]:
         """The receipt named by `digest` (RecordError when absent or damaged)."""
@@ -316,6 +339,7 @@ class Record:
     def _refresh(self) -> pygit2.Oid | None:
         if not self._loaded:
             self._load()
+            self._recover()
         tip = store.read_ref(self.repo, store.RECORD_REF)
         if tip == self._tip:
             return tip
@@ -352,6 +376,44 @@ class Record:
         except IndexFailed:
             self._index, self._base = None, (0, 0, "")
         self._tip = pygit2.Oid(hex=self._base[2]) if self._base[2] else None
+
+    def _recover(self) -> None:
+        """Append the journalled rows the chain lacks (a power loss took them); see journal.py."""
+        _, texts = self._journal.read()
+        if not texts:
+            return
+        try:
+            if not self._lacking(texts):
+                return
+        except RecordError:
+            pass  # a chain naming objects the disk lost: set back below
+        with self._journal.locked():  # no append is half done while we look
+            settled, texts = self._journal.read()
+            try:
+                tip = self._refresh()
+            except RecordError:
+                if settled is None:
+                    raise
+                store.set_ref(self.repo, store.RECORD_REF, pygit2.Oid(hex=settled))
+                tip = self._refresh()
+            lacking = self._lacking(texts)
+            if lacking:
+                text = "".join(line + "\n" for line in lacking)
+                oid = store.write_commit(self.repo, tip, text, self.who, self.clock())
+                if not store.move_ref(self.repo, store.RECORD_REF, tip, oid):
+                    raise RecordError(f"{store.RECORD_REF} moved while its journal was recovered")
+                self._refresh()
+            self._journal.settle(str(self._tip) if self._tip else None)
+
+    def _lacking(self, texts: list[str]) -> list[str]:
+        """Journalled lines whose rows the chain does not hold (each checked, once)."""
+        self._refresh()
+        lines: dict[str, str] = {}
+        for text in texts:
+            for line in text.split("\n")[:-1]:
+                lines.setdefault(decode_line(line, 0, self._journal.path.name).id, line)
+        known = self._known(lines)
+        return [line for row_id, line in lines.items() if row_id not in known]
 
     def _reset(self) -> None:
         """Forget the chain and read the index afresh."""
@@ -442,8 +504,13 @@ class Record:
         del self._rows[:rows], self._commits[:upto], self._ends[:upto]
 
     def close(self) -> None:
-        """Move what is stamped into the index; the Record stays usable."""
+        """Move what is stamped into the index, settle the journal; the Record stays usable."""
         self._persist(force=True)
+        if self._journal.wrote:
+            with self._journal.locked():
+                tip = store.read_ref(self.repo, store.RECORD_REF)
+                self._journal.settle(str(tip) if tip else None)
+        self._journal.close()
 
     def __enter__(self) -> Record:
         return self

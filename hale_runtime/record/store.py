@@ -1,10 +1,17 @@
 """The record in git: one linear chain of commits under `refs/dna/record`.
 
 Each append is one commit whose tree holds one blob, `rows.jsonl`: the batch's
-rows, one canonical JSON line each. Objects are written first (libgit2 writes
-loose objects atomically), then the ref moves by compare-and-swap, so a
-writer killed at any point leaves the chain either without its commit or
-with all of it. Nothing here touches the work tree, the index or HEAD.
+rows, one canonical JSON line each. Objects are written first (loose.py: each
+atomically, by rename), then the ref moves by compare-and-swap, so a writer
+killed at any point leaves the chain either without its commit or with all of
+it. Nothing here touches the work tree, the index or HEAD.
+
+Durable (the default, see hale_runtime/durability.py): the objects are
+fsync'd, files and folders, before the ref moves, and the moved ref, file and
+folder, before `move_ref` returns. So one append is one group of fsyncs
+however many rows it holds, and a row is on disk before anyone reads it.
+libgit2's own fsync option is set to match for what libgit2 writes itself
+(pushes to a remote on this machine, a repository of another object format).
 
 Reading walks parents back from the tip until it meets a commit the caller
 already knows, so a reader that keeps its place decodes only what is new.
@@ -19,13 +26,16 @@ from pathlib import Path
 
 import pygit2
 
+from hale_runtime.record import loose
 from hale_runtime.record.errors import RecordError
 
 RECORD_REF = "refs/dna/record"
 ROWS_ENTRY = "rows.jsonl"
-# test hook: when set to a file path, a writer creates that file once its
-# objects are written and then sleeps before moving the ref (so a test can kill it)
+# test hooks: when set to a file path, an append creates that file and sleeps (so a
+# test can kill it) once its objects are written, before anything is durable ...
 PAUSE_ENV = "HALE_RECORD_TEST_PAUSE_BEFORE_REF"
+# ... or once its rows are in the journal (durable), before the ref moves
+JOURNALLED_PAUSE_ENV = "HALE_RECORD_TEST_PAUSE_AFTER_JOURNAL"
 LOCK_WAIT_S = 10.0  # how long a ref lock held by someone else is waited out
 
 
@@ -99,30 +109,83 @@ def chain_back(
     return found, here
 
 
+def use_fsync(durable: bool) -> None:
+    """Set libgit2's process-wide fsync option (it covers refs and what libgit2 writes)."""
+    pygit2.option(pygit2.enums.Option.ENABLE_FSYNC_GITDIR, durable)
+
+
+def write_blob(repo: pygit2.Repository, data: bytes, durable: bool = True) -> pygit2.Oid:
+    """One blob, durable when asked."""
+    folder = loose.objects_dir(repo)
+    if folder is None:
+        use_fsync(durable)
+        return repo.create_blob(data)
+    batch = loose.Batch(folder, durable)
+    blob = batch.put(b"blob", data)
+    batch.settle()
+    return pygit2.Oid(raw=blob)
+
+
 def write_commit(
-    repo: pygit2.Repository, parent: pygit2.Oid | None, text: str, who: str, at_ms: int
+    repo: pygit2.Repository,
+    parent: pygit2.Oid | None,
+    text: str,
+    who: str,
+    at_ms: int,
+    durable: bool = True,
 ) -> pygit2.Oid:
-    """Blob, tree and commit for one batch of rows; no ref moves."""
+    """Blob, tree and commit for one batch of rows, durable when asked; no ref moves."""
+    sig = pygit2.Signature(who or "hale", "record@hale", at_ms // 1000, 0)
+    rows = text.count("\n")
+    message = f"{rows} row(s)\n"
+    folder = loose.objects_dir(repo)
+    if folder is None:
+        use_fsync(durable)
+        return _write_commit_libgit2(repo, parent, text, sig, message)
+    batch = loose.Batch(folder, durable)
+    blob = batch.put(b"blob", text.encode())
+    tree = batch.put(b"tree", b"100644 " + ROWS_ENTRY.encode() + b"\0" + blob)
+    stamp = f"{sig.name} <{sig.email}> {sig.time} +0000".encode()
+    head = b"tree %s\n" % tree.hex().encode()
+    if parent is not None:
+        head += b"parent %s\n" % str(parent).encode()
+    body = b"%sauthor %s\ncommitter %s\n\n%s" % (head, stamp, stamp, message.encode())
+    commit = batch.put(b"commit", body)
+    batch.settle()
+    return pygit2.Oid(raw=commit)
+
+
+def _write_commit_libgit2(
+    repo: pygit2.Repository,
+    parent: pygit2.Oid | None,
+    text: str,
+    sig: pygit2.Signature,
+    message: str,
+) -> pygit2.Oid:
     blob = repo.create_blob(text.encode())
     builder = repo.TreeBuilder()
     builder.insert(ROWS_ENTRY, blob, pygit2.enums.FileMode.BLOB)
     tree = builder.write()
-    sig = pygit2.Signature(who or "hale", "record@hale", at_ms // 1000, 0)
-    count = text.count("\n")
     parents = [parent] if parent is not None else []
-    return repo.create_commit(None, sig, sig, f"{count} row(s)\n", tree, parents)
+    return repo.create_commit(None, sig, sig, message, tree, parents)
 
 
-def _pause_for_tests(oid: pygit2.Oid) -> None:
-    marker = os.environ.get(PAUSE_ENV)
+def pause_for_tests(oid: pygit2.Oid, env: str) -> None:
+    """The test hooks above: a no-op unless `env` is set."""
+    marker = os.environ.get(env)
     if marker:
         Path(marker).write_text(str(oid))
         time.sleep(60)
 
 
-def move_ref(repo: pygit2.Repository, name: str, old: pygit2.Oid | None, new: pygit2.Oid) -> bool:
+def move_ref(
+    repo: pygit2.Repository,
+    name: str,
+    old: pygit2.Oid | None,
+    new: pygit2.Oid,
+    durable: bool = True,
+) -> bool:
     """Compare-and-swap `name` from `old` to `new`; False when someone moved it first."""
-    _pause_for_tests(new)
     for _ in _lock_waits(repo, name):
         try:
             if old is None:
@@ -132,6 +195,8 @@ def move_ref(repo: pygit2.Repository, name: str, old: pygit2.Oid | None, new: py
                 if ref is None or ref.target != old:
                     return False
                 ref.set_target(new, "hale record")
+            if durable:
+                loose.sync_ref(repo, name)
             return True
         except pygit2.AlreadyExistsError:
             return False
@@ -145,11 +210,13 @@ def move_ref(repo: pygit2.Repository, name: str, old: pygit2.Oid | None, new: py
     raise RecordError(_stale_lock_message(repo, name))
 
 
-def set_ref(repo: pygit2.Repository, name: str, new: pygit2.Oid) -> None:
+def set_ref(repo: pygit2.Repository, name: str, new: pygit2.Oid, durable: bool = True) -> None:
     """Point `name` at `new` whatever it held (for refs that only mirror a remote)."""
     for _ in _lock_waits(repo, name):
         try:
             repo.references.create(name, new, force=True)
+            if durable:
+                loose.sync_ref(repo, name)
             return
         except OSError as exc:
             if "lock" not in str(exc):

@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING
 
 import pygit2
 
+from hale_runtime import durability
 from hale_runtime.record import receipts, store
 from hale_runtime.record.errors import RecordError
 from hale_runtime.record.row import decode_line, encode_line
@@ -104,7 +105,7 @@ def sync(record: Record) -> SyncReport:
             time.sleep(random.uniform(0.0, 0.02 * round_no))
             continue
         if tip is not None and tip != theirs:
-            store.set_ref(repo, tracking_ref(name), tip)
+            store.set_ref(repo, tracking_ref(name), tip, record.durable)
         _push_receipts(record, name, heads)
         # a rebase keeps every row it moves (same ids), so what grew was received
         received = record.cursor() - before
@@ -152,7 +153,7 @@ def _rebase(record: Record, theirs: pygit2.Oid | None) -> tuple[bool, pygit2.Oid
         target = theirs
     else:
         target = _replay(record, ours, theirs)
-    if not store.move_ref(record.repo, store.RECORD_REF, ours, target):
+    if not store.move_ref(record.repo, store.RECORD_REF, ours, target, record.durable):
         return False, None
     record.refresh()
     return True, target
@@ -175,7 +176,7 @@ def _replay(record: Record, ours: pygit2.Oid, theirs: pygit2.Oid) -> pygit2.Oid:
     if not pending:
         return theirs
     text = "".join([encode_line(r) + "\n" for r in pending])
-    return store.write_commit(repo, theirs, text, record.who, record.clock())
+    return store.write_commit(repo, theirs, text, record.who, record.clock(), record.durable)
 
 
 def _unheld(record: Record, theirs: pygit2.Oid | None) -> int:
@@ -190,6 +191,7 @@ def _unheld(record: Record, theirs: pygit2.Oid | None) -> int:
 def _push(remote: pygit2.Remote, name: str, tip: pygit2.Oid) -> str | None:
     """Push `tip` to the remote's record ref without force; the refusal, or None if taken."""
     callbacks = _Callbacks()
+    store.use_fsync(durability.durable())  # a remote on this machine is written by libgit2
     with _remote_lock(remote.url):
         try:
             remote.push([f"{tip}:{store.RECORD_REF}"], callbacks=callbacks)
@@ -212,7 +214,9 @@ def _push_receipts(record: Record, name: str, heads: dict[str, str]) -> None:
 
 def _git(repo: pygit2.Repository, args: list[str], doing: str) -> None:
     """Run git on the repository, bounded in time; a failure is one RecordError line."""
-    command = ["git", f"--git-dir={repo.path}", *args]
+    # durable: git fsyncs what it fetches (objects and refs) as the record does its own
+    fsync = ["-c", "core.fsync=committed"] if durability.durable() else []
+    command = ["git", *fsync, f"--git-dir={repo.path}", *args]
     try:
         done = subprocess.run(
             command, capture_output=True, text=True, timeout=GIT_TIMEOUT_S, check=False
