@@ -153,6 +153,16 @@ def conforms(t: Type, v: object, structs: dict[tuple[str, str], type]) -> bool:
     return isinstance(t, Prim) and t.name == "Void" and v is None
 
 
+def checker(t: Type, structs: dict[tuple[str, str], type]) -> Callable[[object], bool]:
+    """`conforms` for one type, decided once: the host boundary checks every result."""
+    exact = {INT: int, STRING: str, BOOL: bool}.get(t) if isinstance(t, Prim) else None
+    if exact is not None:
+        return lambda v: type(v) is exact
+    if isinstance(t, Prim) and t.name == "Void":
+        return lambda v: v is None
+    return lambda v: conforms(t, v, structs)
+
+
 def _is_json(v: object) -> bool:
     if v is None or type(v) in (bool, int, float, str):
         return True
@@ -168,6 +178,7 @@ def host_wrapper(
 ) -> Callable[..., object]:
     """A host callable as generated code calls it: failures and ill-typed
     results become E0411 faults."""
+    ok = checker(ret, structs)
 
     def call(*args: object) -> object:
         try:
@@ -176,7 +187,7 @@ def host_wrapper(
             raise
         except Exception as e:  # the host's bug or refusal, reported as a Hale fault
             raise Fault("E0411", f"host {label} failed: {type(e).__name__}: {e}") from None
-        if not conforms(ret, v, structs):
+        if not ok(v):
             raise Fault(
                 "E0411",
                 f"host {label} returned {describe(v)}, expected `{ret}`",

@@ -1,12 +1,18 @@
 """Cron expressions compiled once into per-field sets, evaluated in UTC minutes.
 
-croniter parses and validates an expression (`croniter.expand`), once per
-distinct expression; matching then needs no croniter call: a day matches
-when its month is in the month set and its day-of-month or weekday matches
-(the usual cron rule: when both are restricted, either one suffices), and
-the next or latest matching minute is found by walking days, then hours and
-minutes with bisect. Expressions using `L` or `#` fall back to croniter
-itself. Times are UTC milliseconds; an occurrence is a whole minute.
+Compiling is one pass that checks and builds together: the usual five-field
+syntax (numbers, names, `*`, `?`, ranges, steps, lists, and the `@daily`
+family) is parsed here into sorted minutes and hours and sets of days,
+months and weekdays. Anything else (`L`, `#`, `W`, a weekday range through
+7, a malformed field) goes to croniter (`croniter.expand`), which accepts
+the rest and words the refusals. Identical expressions (spacing aside)
+share one compiled form. A field that covers its whole range reads as `*`,
+as croniter reads it, since it decides the day rule: a day matches when
+its month is in the month set and its day-of-month or weekday matches
+(when both are restricted, either one suffices). The next or latest
+matching minute is found by walking days, then hours and minutes with
+bisect; expressions using `L` or `#` ask croniter itself. Times are UTC
+milliseconds; an occurrence is a whole minute.
 """
 
 from __future__ import annotations
@@ -21,7 +27,21 @@ MINUTE = 60_000
 DAY = 86_400_000
 HORIZON_DAYS = 366 * 8  # the farthest a search walks ("0 0 29 2 1" fits)
 MAX_COUNT = 2_000_000
+SHARED = 65_536  # compiled forms kept for sharing
 _EPOCH = dt.date(1970, 1, 1).toordinal()
+_BOUNDS = ((0, 59), (0, 23), (1, 31), (1, 12), (0, 6))
+_FULL = tuple(frozenset(range(lo, hi + 1)) for lo, hi in _BOUNDS)
+_MONTHS = "jan feb mar apr may jun jul aug sep oct nov dec".split()
+_NAMES: dict[int, dict[str, int]] = {
+    3: {name: n for n, name in enumerate(_MONTHS, 1)},
+    4: {name: n for n, name in enumerate("sun mon tue wed thu fri sat".split())},
+}
+_ALIASES = {
+    "@yearly": "0 0 1 1 *", "@annually": "0 0 1 1 *", "@monthly": "0 0 1 * *",
+    "@weekly": "0 0 * * 0", "@daily": "0 0 * * *", "@midnight": "0 0 * * *",
+    "@hourly": "0 * * * *",
+}  # fmt: skip
+FIVE = "a cron has five fields (minute hour day-of-month month weekday)"
 
 
 class CronError(ValueError):
@@ -30,35 +50,127 @@ class CronError(ValueError):
 
 def check(expr: str) -> str:
     """Nothing ("") when `expr` is a five-field cron croniter accepts, else why not."""
-    if len(expr.split()) != 5 and not expr.strip().startswith("@"):
-        return "a cron has five fields (minute hour day-of-month month weekday)"
     try:
-        croniter.expand(expr)
-    except Exception as e:  # croniter raises several types for bad input
-        return str(e) or type(e).__name__
+        compile_cron(expr)
+    except CronError as e:
+        return str(e)
     return ""
 
 
-@lru_cache(maxsize=4096)
+_shared: dict[str, Cron] = {}
+
+
 def compile_cron(expr: str) -> Cron:
-    """The compiled form of `expr` (memoised per distinct expression)."""
-    return Cron(expr)
+    """The compiled form of `expr`, shared by every identical expression."""
+    key = " ".join(expr.split())
+    found = _shared.get(key)
+    if found is None:
+        if len(_shared) >= SHARED:
+            _shared.clear()
+        found = _shared[key] = _compile(key)
+    return found
+
+
+def _compile(expr: str) -> Cron:
+    fields = _parse(_ALIASES.get(expr.lower(), expr))
+    if fields is not None:
+        return Cron(expr, *fields, special=False)
+    return _from_croniter(expr)
+
+
+def _parse(expr: str) -> tuple | None:
+    """(minutes, hours, doms, months, dows) of the usual syntax, None for anything else.
+    A set is None where the field reads as `*`."""
+    parts = expr.split(" ")
+    if len(parts) != 5:
+        return None
+    sets: list[frozenset[int] | None] = []
+    for index, part in enumerate(parts):
+        if "?" in part and part != "?":
+            return None  # croniter refuses `?` beside anything
+        values: set[int] = set()
+        for item in part.split(","):
+            got = _item(item, index)
+            if got is None:
+                return None
+            values.update(got)
+        sets.append(None if values == _FULL[index] else frozenset(values))
+    minutes, hours, doms, months, dows = sets
+    return (
+        sorted(minutes) if minutes is not None else list(range(60)),
+        sorted(hours) if hours is not None else list(range(24)),
+        doms,
+        months if months is not None else _FULL[3],
+        dows,
+    )
+
+
+def _item(item: str, index: int) -> range | tuple[int, ...] | None:
+    """The values of one list item of field `index`, None when it is not the usual syntax."""
+    lo, hi = _BOUNDS[index]
+    base, slash, step_text = item.partition("/")
+    step = 1
+    if slash:
+        if not step_text.isdigit() or int(step_text) == 0:
+            return None
+        step = int(step_text)
+    if base == "*" or base == "?" and index in (2, 4) and not slash:
+        return range(lo, hi + 1, step)
+    first_text, dash, last_text = base.partition("-")
+    first = _number(first_text, index)
+    if first is None or not lo <= first <= hi:
+        return (0,) if index == 4 and first == 7 and not slash and not dash else None
+    if not dash:
+        return range(first, hi + 1, step) if slash else (first,)
+    last = _number(last_text, index)
+    if last is None or not first < last <= hi:  # croniter reads `5-5` as `*`: leave it that
+        return None
+    return range(first, last + 1, step)
+
+
+def _number(text: str, index: int) -> int | None:
+    if text.isdigit() and text.isascii():
+        return int(text)
+    return _NAMES.get(index, {}).get(text.lower())
+
+
+def _from_croniter(expr: str) -> Cron:
+    """Compile through croniter: the syntax `_parse` leaves to it, and its refusals."""
+    if len(expr.split()) != 5 and not expr.strip().startswith("@"):
+        raise CronError(FIVE)
+    try:
+        fields, nth = croniter.expand(expr)
+    except Exception as e:  # croniter raises several types for bad input
+        raise CronError(str(e) or type(e).__name__) from e
+    special = bool(nth) or any(isinstance(v, str) and v != "*" for f in fields for v in f)
+    return Cron(
+        expr,
+        _values(fields[0], range(60)),
+        _values(fields[1], range(24)),
+        None if "*" in fields[2] else frozenset(fields[2]),
+        frozenset(_values(fields[3], range(1, 13))),
+        None if "*" in fields[4] else frozenset(int(v) % 7 for v in fields[4]),
+        special=special,
+    )
 
 
 class Cron:
-    def __init__(self, expr: str):
-        why = check(expr)
-        if why:
-            raise CronError(why)
-        fields, nth = croniter.expand(expr)
+    __slots__ = ("expr", "minutes", "hours", "doms", "months", "dows", "special")
+
+    def __init__(
+        self,
+        expr: str,
+        minutes: list[int],
+        hours: list[int],
+        doms: frozenset[int] | None,
+        months: frozenset[int],
+        dows: frozenset[int] | None,
+        special: bool,
+    ):
         self.expr = expr
-        self.special = bool(nth) or any(isinstance(v, str) and v != "*" for f in fields for v in f)
-        self.minutes = _values(fields[0], range(60))
-        self.hours = _values(fields[1], range(24))
-        self.doms = None if fields[2] == ["*"] else set(fields[2])
-        self.months = set(_values(fields[3], range(1, 13)))
-        dows = None if fields[4] == ["*"] else {int(v) % 7 for v in fields[4]}
-        self.dows = dows
+        self.minutes, self.hours = minutes, hours
+        self.doms, self.months, self.dows = doms, months, dows
+        self.special = special
 
     def day_matches(self, days: int) -> bool:
         """Whether the UTC day `days` after the epoch can hold an occurrence."""
@@ -134,7 +246,7 @@ def _month_day(days: int) -> tuple[int, int]:
 
 
 def _values(field: list, full: range) -> list[int]:
-    return list(full) if field == ["*"] else sorted(int(v) for v in field if v != "l")
+    return list(full) if "*" in field else sorted(int(v) for v in field if v != "l")
 
 
 def _croniter_step(expr: str, at: int, forward: bool) -> int:

@@ -38,3 +38,45 @@ def test_check_names_what_is_malformed() -> None:
     assert check("0 2 * * *") == ""
     assert "five fields" in check("0 2 * *")
     assert "out of range" in check("0 24 * * *")
+
+
+def _item(lo: int, hi: int, names: list[str]) -> st.SearchStrategy[str]:
+    number = st.integers(lo - 1, hi + 2).map(str) | st.sampled_from(names or ["x"])
+    step = st.integers(0, hi + 3).map(lambda n: f"/{n}")
+    base = st.sampled_from(["*", "?"]) | number | st.tuples(number, number).map("-".join)
+    return st.tuples(base, st.one_of(st.just(""), step)).map("".join)
+
+
+def _field(lo: int, hi: int, names: list[str] = ()) -> st.SearchStrategy[str]:
+    return st.lists(_item(lo, hi, list(names)), min_size=1, max_size=3).map(",".join)
+
+
+MONTHS = "jan feb mar apr may jun jul aug sep oct nov dec".split()
+DAYS = "sun mon tue wed thu fri sat".split()
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.tuples(
+        _field(0, 59), _field(0, 23), _field(1, 31), _field(1, 12, MONTHS), _field(0, 7, DAYS)
+    ).map(" ".join)
+)
+def test_one_pass_compiling_agrees_with_croniter(expr: str) -> None:
+    """What the fast parser accepts, croniter accepts with the same sets; the rest
+    goes to croniter, so acceptance and refusals are croniter's."""
+    from hale_runtime.schedules import cron
+
+    fast = cron._parse(expr)
+    try:
+        want = cron._from_croniter(expr)
+    except cron.CronError:
+        assert fast is None
+        return
+    if fast is not None and not want.special:
+        got = cron.Cron(expr, *fast, special=False)
+        for name in ("minutes", "hours", "doms", "months", "dows"):
+            assert getattr(got, name) == getattr(want, name), name
+
+
+def test_identical_expressions_share_one_compiled_form() -> None:
+    assert compile_cron("0 2 * * *") is compile_cron(" 0  2 * * * ")
