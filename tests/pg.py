@@ -57,14 +57,16 @@ class PgServer:
             shutil.rmtree(self.folder, ignore_errors=True)
 
 
-def start_postgres() -> PgServer:
-    """Start a fresh cluster; the caller stops it (`PgServer.stop`)."""
+def start_postgres(fsync: bool = False) -> PgServer:
+    """Start a fresh cluster, fsync off unless asked (benches measure both);
+    the caller stops it (`PgServer.stop`)."""
     folder = Path(tempfile.mkdtemp(prefix="hale-pg-"))
     if os.geteuid() == 0:
         shutil.chown(folder, "postgres")
     data, port = folder / "data", _free_port()
     _run([str(PG_BIN / "initdb"), "-D", str(data), "-A", "trust", "-U", "postgres", "-N"])
-    options = f"-p {port} -k {folder} -c listen_addresses=127.0.0.1 -c max_connections=200 -F"
+    options = f"-p {port} -k {folder} -c listen_addresses=127.0.0.1 -c max_connections=200"
+    options += "" if fsync else " -F"
     log = folder / "log"
     try:
         _run(
