@@ -367,10 +367,11 @@ class Engine:
 
     def _claim(self) -> None:
         waiting, self.unclaimed = self.unclaimed, []
-        for a in waiting:
-            if a.outcome is not None or a.claimed:
-                continue
-            grant = self.memory.take(a.id, self.holder, CLAIM_TTL_S)
+        todo = [a for a in waiting if a.outcome is None and not a.claimed]
+        if not todo:
+            return
+        grants = self.memory.take_many([a.id for a in todo], self.holder, CLAIM_TTL_S)
+        for a, grant in zip(todo, grants, strict=True):
             if grant is None:
                 self.unclaimed.append(a)  # held elsewhere: try again next round
                 continue

@@ -157,6 +157,17 @@ class SqlMemory(ABC):
         rows = self._write_one(self.q(TAKE), (key, holder, _ms(ttl_s)))
         return self._grant(key, rows[0], started) if rows else None
 
+    def take_many(self, keys: list[str], holder: str, ttl_s: float) -> list[Grant | None]:
+        """`take` for each key, in one transaction: a round's claims cost one commit
+        (one fsync on SQLite), as its rows cost one append."""
+        started = self.clock()
+        sql, ttl = self.q(TAKE), _ms(ttl_s)
+        with self._transaction() as run:
+            rows = [run(sql, (key, holder, ttl)) for key in keys]
+        return [
+            self._grant(k, r[0], started) if r else None for k, r in zip(keys, rows, strict=True)
+        ]
+
     def renew(self, key: str, holder: str, token: int, ttl_s: float) -> Grant:
         """Extend the live grant `token` of `key` by `ttl_s` from now; Fenced otherwise."""
         started = self.clock()

@@ -19,6 +19,14 @@ def test_a_free_key_is_granted_once_and_refused_to_another_holder(store):
     assert (held.holder, held.token, held.until) == (grant.holder, grant.token, grant.until)
 
 
+def test_take_many_grants_each_free_key_in_one_commit_and_refuses_held_ones(store):
+    store.take("held", "bob@box:c2", 30)
+    grants = store.take_many(["a", "held", "b", "a"], "ann@box:c1", 30)
+    assert [g and (g.key, g.token) for g in grants] == [("a", 1), None, ("b", 1), ("a", 2)]
+    assert store.claim("held").holder == "bob@box:c2"
+    assert store.take_many([], "ann@box:c1", 30) == []
+
+
 def test_the_token_rises_on_every_grant_and_is_never_reused(store):
     tokens = []
     for holder in ["a", "b", "a", "c"]:
