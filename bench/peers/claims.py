@@ -38,7 +38,7 @@ from hale_runtime.memory import open_memory  # noqa: E402
 from hale_runtime.memory.store import RELEASE, TAKE  # noqa: E402
 
 TTL_MS = 30_000
-QUEUE_PER_PROCESS = 20_000  # jobs waiting for each procrastinate worker
+QUEUE_PER_PROCESS = 5_000  # jobs waiting for each procrastinate worker (it fetches ~100s/s)
 
 
 def counted(seconds: float, barrier, one: Callable[[int], None]) -> int:
