@@ -8,10 +8,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from hale_runtime.errors import Refused
+
 GENOME_MARKER = Path("dna/org/main.hl")
 
 
-class NotAProject(Exception):
+class NotAProject(Refused):
     """The folder is not inside a hale project."""
 
     def __init__(self, start: Path):

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from hale_runtime.engine import BudgetPolicy
-from hale_runtime.record import Record, RecordError
+from hale_runtime.record import Record, RecordError, kinds
 
 ASK_DEFINITIONS = ("ask-edit", "ask-person", "ask-judge", "ask-position")
 
@@ -84,7 +84,7 @@ def law(genome: OrgGenome, catalog: Any) -> list[str]:
 def ratified_practices(record: Record) -> list[str]:
     """The text of every practice the Board has ratified for org, in ratification order."""
     out: list[str] = []
-    for row in record.rows(kind="practice.ratified"):
+    for row in record.rows(kind=kinds.PRACTICE_RATIFIED):
         try:
             receipt = record.get_receipt(str(row.body.get("receipt", "")))
         except RecordError:

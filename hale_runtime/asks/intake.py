@@ -27,10 +27,11 @@ from hale_runtime.asks.leader import Ask, Brief, Decision, decide, parse, prompt
 from hale_runtime.engine.engine import check_inputs
 from hale_runtime.memory import Fenced, Grant
 from hale_runtime.performers import ModelCall, ModelProvider
+from hale_runtime.record import kinds
 from hale_runtime.seen import Seen
 
 PLAN_TTL_S = 300.0
-OFFERED, REFUSED = "intent.offered", "intent.refused"
+OFFERED, REFUSED = kinds.INTENT_OFFERED, kinds.INTENT_REFUSED
 GATE = "refused: the Board's gate admits no empty ask"
 
 
@@ -58,11 +59,11 @@ class Owners:
         self.to: dict[str, str] = {}  # intent -> the position it was offered for
 
     def note(self, kind: str, key: str, body: dict[str, Any]) -> None:
-        if kind == "position.filled" and body.get("owner"):
+        if kind == kinds.POSITION_FILLED and body.get("owner"):
             self.positions[filled_position(key, body)] = str(body["owner"])
-        elif kind == "intent.requested" and body.get("owner"):
+        elif kind == kinds.INTENT_REQUESTED and body.get("owner"):
             self.asked[key] = str(body["owner"])
-        elif kind == "intent.offered" and body.get("position"):
+        elif kind == kinds.INTENT_OFFERED and body.get("position"):
             self.to[key] = str(body["position"])
 
     def of(self, intent: str) -> str:
@@ -114,11 +115,11 @@ class Intake:
             if row.kind in (OFFERED, REFUSED):
                 self.answered.add(row.key)
                 self.words.pop(row.key, None)  # answered: no decision reads its word again
-            elif row.kind == "model.called" and row.key.startswith("plan/"):
+            elif row.kind == kinds.MODEL_CALLED and row.key.startswith("plan/"):
                 intent = row.key.removeprefix("plan/")
                 if intent not in self.answered:
                     self.words[intent] = str(row.body.get("answer", ""))
-            elif row.kind == "position.filled" and row.body.get("owner"):
+            elif row.kind == kinds.POSITION_FILLED and row.body.get("owner"):
                 self.owners[filled_position(row.key, row.body)] = str(row.body["owner"])
 
     def snapshot(self) -> dict[str, Any]:
@@ -195,7 +196,7 @@ class Intake:
             held = self.memory.claim(key)
             return f"planning elsewhere: {held.holder if held else 'another node'} holds {key}"
         body = {"holder": self.holder, "token": grant.token, "until": grant.until}
-        self.record.append("claim.taken", key, body)
+        self.record.append(kinds.CLAIM_TAKEN, key, body)
         if ask.intent in self.words:  # a previous holder's word is in the record
             future: Future = Future()
             future.set_result(None)
@@ -233,12 +234,12 @@ class Intake:
         call = ModelCall(f"plan/{ask.intent}#{grant.token}", self.provider.name, micros, answer)
         self.engine.state.budget.note(self.engine.clock(), micros, call.call)
         body = {"call": call.call, "model": call.model, "micros": micros, "answer": answer}
-        self.record.append("model.called", f"plan/{ask.intent}", body)
+        self.record.append(kinds.MODEL_CALLED, f"plan/{ask.intent}", body)
         self.words[ask.intent] = answer
 
     def _release(self, key: str, grant: Grant) -> None:
         if self.memory.release(key, self.holder, grant.token):
-            self.record.append("claim.released", key, {"holder": self.holder})
+            self.record.append(kinds.CLAIM_RELEASED, key, {"holder": self.holder})
 
     # ---- answering -----------------------------------------------------------------
 

@@ -36,6 +36,7 @@ def plug(org: Any) -> Intake:
         org.engine = engine
         _folds(org)["engine"] = engine
         org.tickers.append(engine.pump)
+        org.appliers.append(engine)
     else:
         engine.performers.by_kind["agent"] = LegPerformer()
 

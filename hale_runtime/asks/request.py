@@ -15,10 +15,10 @@ import secrets
 import time
 from collections.abc import Callable
 
-from hale_runtime.record import Record, Row
+from hale_runtime.record import Record, Row, kinds
 from hale_runtime.schedules.ask import POLL_S, sync_quietly
 
-ANSWERS = ("intent.offered", "intent.refused")
+ANSWERS = (kinds.INTENT_OFFERED, kinds.INTENT_REFUSED)
 
 
 def request(
@@ -33,7 +33,7 @@ def request(
     owner = os.environ.get("HALE_DNA_OWNER", "").strip()
     if owner:
         body["owner"] = owner
-    return record.append("intent.requested", f"i-{secrets.token_hex(6)}", body)
+    return record.append(kinds.INTENT_REQUESTED, f"i-{secrets.token_hex(6)}", body)
 
 
 def wait_answer(
@@ -58,7 +58,7 @@ def wait_answer(
 def task_of(record: Record, intent: str, since: int = 0) -> str:
     """The root task admitted for the intent ("" when none is); its admission
     follows the intent's answer, so a reader that has the answer's seq starts there."""
-    for row in record.scan(max(since - 1, 0), kind="workflow.admitted"):
+    for row in record.scan(max(since - 1, 0), kind=kinds.WORKFLOW_ADMITTED):
         if row.body.get("ask") == intent:
             return row.key
     return ""

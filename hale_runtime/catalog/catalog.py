@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from hale_runtime import errors
 from hale_runtime.catalog import rules
 from hale_runtime.catalog.model import (
     MAX_DEPTH,
@@ -28,7 +29,7 @@ from hale_runtime.catalog.model import (
 )
 
 
-class Refused(Exception):
+class Refused(errors.Refused):
     """An admission the catalog refuses; `reason` is the one-line why."""
 
     def __init__(self, reason: str):

@@ -15,7 +15,7 @@ import gc
 import click
 
 from hale_runtime.cli.common import fail
-from hale_runtime.project import NotAProject, find_root
+from hale_runtime.project import find_root
 
 
 @click.command("debug")
@@ -39,7 +39,7 @@ def debug(task: str | None, follow: bool, kinds: tuple[str, ...], keys: tuple[st
           budget_window: str | None, allowance: int | None) -> None:  # fmt: skip
     """Step through the record's executions and the Scheduler's code behind them."""
     from hale_lang.diagnostics import HaleError
-    from hale_runtime.record import Record, RecordError
+    from hale_runtime.record import Record
     from hale_runtime.tui.app import DebugApp
     from hale_runtime.tui.genome import load_scheduler, parse_breakpoint, record_fn
     from hale_runtime.tui.model import DebugModel
@@ -50,7 +50,7 @@ def debug(task: str | None, follow: bool, kinds: tuple[str, ...], keys: tuple[st
         rows, source = opened_rows(record, task)
         breaks = [parse_breakpoint(b) for b in hl]
         trace = record_fn(root, target, args) if target else None
-    except (NotAProject, RecordError, ValueError) as exc:
+    except ValueError as exc:
         fail(str(exc))
     except HaleError as exc:
         fail(f"--fn {target}: {str(exc).splitlines()[0]}")

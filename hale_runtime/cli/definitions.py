@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import click
 
-from hale_runtime.cli.common import EXIT_REFUSED, fail
+from hale_runtime.cli.common import EXIT_REFUSED
 
 
 @click.command("definitions")
@@ -19,12 +19,9 @@ from hale_runtime.cli.common import EXIT_REFUSED, fail
 def definitions(as_json: bool) -> None:
     """List the workflow catalog: each definition's steps, stores and refusals."""
     from hale_runtime.catalog.load import GenomeError, load_document
-    from hale_runtime.project import NotAProject, find_root
+    from hale_runtime.project import find_root
 
-    try:
-        root = find_root()
-    except NotAProject as exc:
-        fail(str(exc))
+    root = find_root()
     try:
         doc = load_document(root)
     except GenomeError as exc:

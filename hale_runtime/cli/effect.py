@@ -16,9 +16,10 @@ from __future__ import annotations
 import click
 
 from hale_runtime.cli.common import fail
-from hale_runtime.project import NotAProject, find_root
+from hale_runtime.project import find_root
+from hale_runtime.record import kinds
 
-OUTCOME = "attempt.outcome"
+OUTCOME = kinds.ATTEMPT_OUTCOME
 
 
 @click.group("effect")
@@ -32,32 +33,27 @@ def effect() -> None:
 def resolve(target: str, outcome: str) -> None:
     """Ask the organization to record the outcome a person decided for an attempt."""
     from hale_runtime.engine.show import read_root
-    from hale_runtime.record import Record, RecordError
+    from hale_runtime.record import Record
     from hale_runtime.schedules.ask import organism_running, sync_quietly
 
     if not target.startswith("attempt:"):
         fail(f"name the attempt as attempt:<id>, not {target}", 2)
     attempt = target.removeprefix("attempt:")
-    try:
-        root = find_root()
-        record = Record.open(root)
-        a = read_root(record, attempt).attempts.get(attempt)
-        if a is None:
-            fail(f"no attempt {attempt} in the record")
-        if a.outcome is not None:
-            fail(f"attempt {attempt} already has its outcome: {a.outcome}")
-        if not a.unresolved:
-            fail(f"attempt {attempt} is not waiting for a person")
-        asked = _rows(record, f"{OUTCOME}.requested", attempt)
-        if asked:
-            said = asked[0].body.get("outcome", "")
-            fail(
-                f"attempt {attempt}'s outcome is asked already ({said}); the organization records it"
-            )
-        body = {"outcome": outcome, "note": "resolved by a person", "resolved_by": record.who}
-        record.append(f"{OUTCOME}.requested", attempt, body)
-    except (NotAProject, RecordError) as exc:
-        fail(str(exc))
+    root = find_root()
+    record = Record.open(root)
+    a = read_root(record, attempt).attempts.get(attempt)
+    if a is None:
+        fail(f"no attempt {attempt} in the record")
+    if a.outcome is not None:
+        fail(f"attempt {attempt} already has its outcome: {a.outcome}")
+    if not a.unresolved:
+        fail(f"attempt {attempt} is not waiting for a person")
+    asked = _rows(record, kinds.OUTCOME_REQUESTED, attempt)
+    if asked:
+        said = asked[0].body.get("outcome", "")
+        fail(f"attempt {attempt}'s outcome is asked already ({said}); the organization records it")
+    body = {"outcome": outcome, "note": "resolved by a person", "resolved_by": record.who}
+    record.append(kinds.OUTCOME_REQUESTED, attempt, body)
     if not organism_running(root):
         sync_quietly(record)
         click.echo(

@@ -17,19 +17,17 @@ from hale_runtime.cli.common import fail
 @click.argument("holder")
 def fill(position: str, holder: str) -> None:
     """Name HOLDER (a person, or an organization's members) as POSITION's holder."""
-    from hale_runtime.project import NotAProject, find_root
-    from hale_runtime.record import Record, RecordError
+    from hale_runtime.project import find_root
+    from hale_runtime.record import Record
+    from hale_runtime.record.kinds import POSITION_FILLED
     from hale_runtime.schedules.ask import project_memory, sync_quietly
 
     name = position.removeprefix("position:")
     if not name or ":" in name or " " in name:
         fail(f"a position is a name, and `{position}` is not", 2)
-    try:
-        root = find_root()
-        record = Record.open(root)
-        record.append("position.filled", f"position:{name}", {"position": name, "holder": holder})
-    except (NotAProject, RecordError) as error:
-        fail(str(error))
+    root = find_root()
+    record = Record.open(root)
+    record.append(POSITION_FILLED, f"position:{name}", {"position": name, "holder": holder})
     memory = project_memory(root)
     if memory is not None:
         memory.set_holder(name, holder)

@@ -15,8 +15,7 @@ import json
 
 import click
 
-from hale_runtime.cli.common import fail
-from hale_runtime.project import NotAProject, find_root
+from hale_runtime.project import find_root
 
 SEPARATORS = "/.:@"  # what separates the segments of a key
 
@@ -29,15 +28,12 @@ SEPARATORS = "/.:@"  # what separates the segments of a key
 @click.option("--json", "as_json", is_flag=True, help="one JSON object a line")
 def history(key_prefix: str, kind: str | None, since: int, stamped: bool, as_json: bool) -> None:
     """Print the record's rows, optionally those whose key starts with KEY_PREFIX."""
-    from hale_runtime.record import Record, RecordError
+    from hale_runtime.record import Record
 
-    try:
-        root = find_root()
-        record = Record.open(root)
-        rows = list(record.scan(since, kind, _ranges(key_prefix), stamped_only=stamped))
-        held = record.stamped_count()
-    except (NotAProject, RecordError) as exc:
-        fail(str(exc))
+    record = Record.open(find_root())
+    # the record as it stands: rows that do not fit their kind too (they are quarantined)
+    rows = list(record.scan(since, kind, _ranges(key_prefix), stamped_only=stamped, poison=True))
+    held = record.stamped_count()
     for row in rows:
         if as_json:
             click.echo(

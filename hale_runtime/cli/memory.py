@@ -23,12 +23,9 @@ def migrate() -> None:
     """Create or upgrade memory's schema and print the DSNs in use."""
     from hale_runtime.memory import MemoryFailed, memory_dsn, nerves_dsn, open_memory
     from hale_runtime.memory.dsn import redact
-    from hale_runtime.project import NotAProject, find_root
+    from hale_runtime.project import find_root
 
-    try:
-        root = find_root()
-    except NotAProject as error:
-        fail(str(error))
+    root = find_root()
     dsns = {"memory": memory_dsn(root), "nerves": nerves_dsn(root)}
     try:
         for dsn in dict.fromkeys(dsns.values()):

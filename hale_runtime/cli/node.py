@@ -20,17 +20,15 @@ from pathlib import Path
 import click
 
 from hale_runtime.cli.common import EXIT_LEASE_HELD, fail
+from hale_runtime.record import kinds
 
 COMPOSE_DSN = "postgresql://postgres:hale@127.0.0.1:5432/dna"
 
 
 def _root() -> Path:
-    from hale_runtime.project import NotAProject, find_root
+    from hale_runtime.project import find_root
 
-    try:
-        return find_root()
-    except NotAProject as error:
-        fail(str(error))
+    return find_root()
 
 
 def _settings():
@@ -105,13 +103,8 @@ def _compose_up(root: Path) -> bool:
 def status(as_json: bool) -> None:
     """Say what each node runs: its genome, lease, last tick, memory and nerves."""
     from hale_runtime.node.status import gather, render
-    from hale_runtime.record import RecordError
 
-    root = _root()
-    try:
-        found = gather(root, _settings().git_timeout_s)
-    except RecordError as error:
-        fail(str(error))
+    found = gather(_root(), _settings().git_timeout_s)
     if as_json:
         click.echo(json.dumps(found.as_json(), indent=2))
         return
@@ -127,14 +120,11 @@ def body(ctx: click.Context) -> None:
         return
     from hale_runtime.node.lease import OWNER_ENV
     from hale_runtime.node.status import read_lease
-    from hale_runtime.record import Record, RecordError
+    from hale_runtime.record import Record
 
     root = _root()
     owner = os.environ.get(OWNER_ENV) or None
-    try:
-        lease, where = read_lease(root, Record.open(root), _settings().git_timeout_s, owner)
-    except RecordError as error:
-        fail(str(error))
+    lease, where = read_lease(root, Record.open(root), _settings().git_timeout_s, owner)
     click.echo(f"body: {lease.describe() if lease else 'nobody holds the lease'} ({where})")
 
 
@@ -168,7 +158,7 @@ def claim(force: bool) -> None:
         row = {"holder": taken.holder, "token": taken.token, "until": taken.until}
         row["from"] = before.holder if before else None
         row["forced"] = force
-        record.append("body.claimed", "body", row)
+        record.append(kinds.BODY_CLAIMED, "body", row)
         record.sync()
     except LeaseHeld as held:
         fail(
@@ -198,7 +188,7 @@ def release() -> None:
         lease.lease = Lease(current.holder, current.token, current.until)
         if not lease.release():
             fail("the body lease moved while it was being given back")
-        record.append("body.released", "body", {"holder": lease.holder, "token": current.token})
+        record.append(kinds.BODY_RELEASED, "body", {"holder": lease.holder, "token": current.token})
         record.sync()
     except (LeaseUnprovable, RecordError) as error:
         fail(str(error))

@@ -25,16 +25,13 @@ from hale_runtime.cli.common import EXIT_USAGE, fail
 @click.argument("decision", required=False, type=click.Choice(["approve", "reject"]))
 def review(target: str | None, decision: str | None) -> None:
     """List open Reviews, or decide TARGET (a k:<id>, or a family) with DECISION."""
-    from hale_runtime.project import NotAProject, find_root
-    from hale_runtime.record import Record, RecordError
+    from hale_runtime.project import find_root
+    from hale_runtime.record import Record
     from hale_runtime.schedules import review as reviews
     from hale_runtime.schedules.ask import organism_running, sync_quietly
 
-    try:
-        root = find_root()
-        record = Record.open(root)
-    except (NotAProject, RecordError) as error:
-        fail(str(error))
+    root = find_root()
+    record = Record.open(root)
     sync_quietly(record)
     if target is None:
         for line in reviews.review_lines(record):

@@ -1,9 +1,12 @@
 """`hale dna schedule` (the listing), `declare`, `pause` and `resume`.
 
 The listing reads the record alone. `declare` is a request the
-organization answers (hale_runtime/schedules/ask.py); `pause` and `resume`
-are rows in your name, read by the organism at its next tick. Exit codes:
-0 ok, 1 refused or unanswered, 2 usage.
+organization answers (hale_runtime/schedules/ask.py), once the verb has
+checked what it can itself (`terms.shape_refusal`: the id, one cadence, an
+interval the tick can keep, a cron that occurs, inputs that are a JSON
+object), writing nothing when that refuses; `pause` and `resume` are rows
+in your name, read by the organism at its next tick. Exit codes: 0 ok, 1
+refused or unanswered, 2 usage.
 """
 
 from __future__ import annotations
@@ -16,21 +19,15 @@ from hale_runtime.cli.common import EXIT_USAGE, fail
 
 
 def _root() -> Path:
-    from hale_runtime.project import NotAProject, find_root
+    from hale_runtime.project import find_root
 
-    try:
-        return find_root()
-    except NotAProject as error:
-        fail(str(error))
+    return find_root()
 
 
 def _record(root: Path):
-    from hale_runtime.record import Record, RecordError
+    from hale_runtime.record import Record
 
-    try:
-        return Record.open(root)
-    except RecordError as error:
-        fail(str(error))
+    return Record.open(root)
 
 
 @click.group("schedule", invoke_without_command=True)
@@ -57,7 +54,7 @@ def declare(
 ) -> None:
     """Ask the organization to declare schedule ID."""
     from hale_runtime.schedules import ask
-    from hale_runtime.schedules.terms import Terms
+    from hale_runtime.schedules.terms import Terms, shape_refusal
 
     if (every_ms is None) == (not cron):
         fail("give exactly one of --every and --cron", EXIT_USAGE)
@@ -65,6 +62,10 @@ def declare(
     record = _record(root)
     position = convener if ":" in convener else f"position:{convener}"
     terms = Terms(id, every_ms or 0, cron, definition, args, position)
+    why = shape_refusal(terms, record.clock())
+    if why:  # what the verb can tell itself: nothing is written
+        click.echo(f"schedule declare: refused: {why}")
+        raise SystemExit(1)
     row = ask.request(record, terms)
     if not ask.organism_running(root):
         ask.sync_quietly(record)

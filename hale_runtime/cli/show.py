@@ -1,29 +1,31 @@
-"""`hale dna show TASK`: the execution tree of a task, read from this clone's record."""
+"""`hale dna show TASK`: the execution tree of a task, read from this clone's
+record; `hale dna show processes`: the organization's rhythms, one line
+each, `<position> convenes <definition> <cadence>`."""
 
 from __future__ import annotations
 
 import click
 
 from hale_runtime.cli.common import fail
-from hale_runtime.project import NotAProject, find_root
+from hale_runtime.project import find_root
 
 
 @click.command("show")
 @click.argument("task")
 def show(task: str) -> None:
     """Print TASK's tree: its steps, members, attempts and their states."""
+    from hale_runtime.record import Record
+
+    record = Record.open(find_root())
     if task == "processes":
-        from hale_runtime.schedules.show import show_processes
+        from hale_runtime.schedules.listing import process_lines
 
-        return show_processes()
+        for line in process_lines(record):
+            click.echo(line)
+        return
     from hale_runtime.engine.show import read_root, render
-    from hale_runtime.record import Record, RecordError
 
-    try:
-        record = Record.open(find_root())
-        state = read_root(record, task)
-    except (NotAProject, RecordError) as exc:
-        fail(str(exc))
+    state = read_root(record, task)
     if task not in state.tasks:
         fail(f"no task {task} in the record")
     click.echo(render(state, task), nl=False)

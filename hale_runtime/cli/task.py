@@ -12,6 +12,7 @@ from __future__ import annotations
 import click
 
 from hale_runtime.cli.common import EXIT_USAGE, fail
+from hale_runtime.record import kinds
 
 
 @click.group("task")
@@ -27,20 +28,17 @@ def task() -> None:
 def create(objective: str, judgment: bool, to: str, target: str) -> None:
     """Ask for OBJECTIVE to be done, and wait for the organization's answer."""
     from hale_runtime.asks import request as ask
-    from hale_runtime.project import NotAProject, find_root
-    from hale_runtime.record import Record, RecordError
+    from hale_runtime.project import find_root
+    from hale_runtime.record import Record
     from hale_runtime.schedules.ask import answer_wait_s, organism_running, sync_quietly
 
     if judgment and to:
         fail("give at most one of --judgment and --to", EXIT_USAGE)
     if to and not to.startswith("position:"):
         fail(f"--to names a position as position:<name>, not {to!r}", EXIT_USAGE)
-    try:
-        root = find_root()
-        record = Record.open(root)
-        row = ask.request(record, objective, target, judgment, to)
-    except (NotAProject, RecordError) as error:
-        fail(str(error))
+    root = find_root()
+    record = Record.open(root)
+    row = ask.request(record, objective, target, judgment, to)
     if not organism_running(root):
         sync_quietly(record)
         click.echo(
@@ -54,7 +52,7 @@ def create(objective: str, judgment: bool, to: str, target: str) -> None:
             f"asked ({row.key}), but the organization journaled no answer in time; the ask "
             "stays in the record, and a running organization admits it when it hears it"
         )
-    if answer.kind == "intent.refused":
+    if answer.kind == kinds.INTENT_REFUSED:
         click.echo(f"task create: {answer.body.get('reason', 'refused')}")
         raise SystemExit(1)
     definition = answer.body.get("definition", "")

@@ -16,12 +16,9 @@ from hale_runtime.cli.common import fail
 def upgrade() -> None:
     """Rewrite dna/org/workflows.hl and vendor/dna to this toolchain's shape."""
     from hale_runtime.catalog.genome import apply_plan, upgrade_plan
-    from hale_runtime.project import NotAProject, find_root
+    from hale_runtime.project import find_root
 
-    try:
-        root = find_root()
-    except NotAProject as exc:
-        fail(str(exc))
+    root = find_root()
     version = _version()
     changes = upgrade_plan(root)
     if not changes:

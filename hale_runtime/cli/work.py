@@ -18,18 +18,16 @@ from pathlib import Path
 import click
 
 from hale_runtime.cli.common import fail
+from hale_runtime.record import kinds
 
 
 def _leg():
-    from hale_runtime.head import HeadClient, HeadError, Leg, find_head, leg_name
-    from hale_runtime.project import NotAProject, find_root
+    from hale_runtime.head import HeadClient, Leg, find_head, leg_name
+    from hale_runtime.project import find_root
     from hale_runtime.record.identity import clone_id, default_who
 
-    try:
-        root = find_root()
-        url = find_head(root)
-    except (NotAProject, HeadError) as error:
-        fail(str(error))
+    root = find_root()
+    url = find_head(root)
     import pygit2
 
     repo = pygit2.Repository(pygit2.discover_repository(str(root)))
@@ -123,7 +121,7 @@ def _await_settled(root: Path, attempt: str):
     record = Record.open(root)
     deadline = time.monotonic() + answer_wait_s()
     while time.monotonic() < deadline:
-        found = record.rows(kind="attempt.outcome", key=attempt)
+        found = record.rows(kind=kinds.ATTEMPT_OUTCOME, key=attempt)
         if found:
             return found[0]
         sync_quietly(record)

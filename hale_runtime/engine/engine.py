@@ -25,6 +25,8 @@ from hale_runtime.engine import ids
 from hale_runtime.engine.budget import Budget, BudgetPolicy
 from hale_runtime.engine.plan import BoundLike, Plan, plan_of
 from hale_runtime.engine.state import CANCELLED, SUCCEEDED, Attempt, State, Step, Task, Unit
+from hale_runtime.errors import one_line
+from hale_runtime.memory import Fenced, MemoryFailed
 from hale_runtime.performers import (
     ACTED,
     FAILED,
@@ -37,6 +39,8 @@ from hale_runtime.performers import (
     Reconciled,
     Work,
 )
+from hale_runtime.record import RecordError, kinds
+from hale_runtime.record.errors import RowRefused
 
 if TYPE_CHECKING:
     from hale_runtime.memory import Memory
@@ -45,6 +49,12 @@ if TYPE_CHECKING:
 CEILING_MICROS = 2_000_000  # the cost ceiling of one attempt's model-backed work
 CLAIM_TTL_S = 86_400.0
 RESOLVE = "hale dna effect resolve attempt:{} --outcome failed|succeeded"
+
+
+class _Stuck(Exception):
+    def __init__(self, task: str, why: str):
+        super().__init__(why)
+        self.task, self.why = task, why
 
 
 @dataclass(frozen=True)
@@ -80,6 +90,8 @@ class Engine:
         self.to_deliver: list[Attempt] = []
         self.to_reconcile: list[Attempt] = []
         self.cursor = 0
+        self.stuck: set[str] = set()  # tasks whose advance raised: never advanced again
+        self._poison: dict[str, tuple[str, str]] = {}
         self.ctx = Context(self._admit_spend, self._note_call, self.performers.provider, self.clock)
         self.resume(resume)
 
@@ -108,9 +120,9 @@ class Engine:
         if not since:
             self.state = State(Budget(self.state.budget.policy), forget_settled=True)
         self.cursor = since
-        apply = self.state.apply
+        fold = self.state.fold
         for r in self.record.scan(since):
-            apply(r.kind, r.key, r.body, r.at)
+            fold(r)
             self.cursor = r.seq
         self.batch.clear()
         self.inbox.clear()
@@ -127,14 +139,18 @@ class Engine:
         self._fold_new()
 
     def _fold_new(self, own: set[str] | None = None) -> None:
-        apply = self.state.apply
+        fold = self.state.fold
         for r in self.record.scan(self.cursor):
             if own is None or r.id not in own:
-                apply(r.kind, r.key, r.body, r.at)
+                fold(r)
             self.cursor = r.seq
 
     def emit(self, kind: str, key: str, body: dict[str, Any]) -> None:
-        """Decide a row: applied now, written with the round's batch."""
+        """Decide a row: applied now, written with the round's batch. A row
+        that would not fit its kind raises here, in the task it is about."""
+        why = kinds.check(kind, key, body)
+        if why:
+            raise RowRefused(f"a {kind} row is refused: {why}")
         self.batch.append((kind, key, body))
         self.state.apply(kind, key, body, self.clock())
 
@@ -168,9 +184,9 @@ class Engine:
         task = ids.root_id(self.state.roots + 1)
         body = {"ask": ask, "convener": convener, "definition": plan.name}
         self.emit(
-            "workflow.admitted", task, {**body, "inputs": inputs or {}, "plan": plan.as_json()}
+            kinds.WORKFLOW_ADMITTED, task, {**body, "inputs": inputs or {}, "plan": plan.as_json()}
         )
-        self.emit("task.born", task, {"summary": f"{plan.name}: {plan.summary}"})
+        self.emit(kinds.TASK_BORN, task, {"summary": f"{plan.name}: {plan.summary}"})
         return Admitted(task, True)
 
     def admit_from(self, catalog: Any, definition: str, ask: str, convener: str,
@@ -212,7 +228,7 @@ class Engine:
         if t.outcome is not None:
             return f"{task} has settled {t.outcome}"
         if t.halt != CANCELLED:
-            self.emit("workflow.cancelled", task, {"by": by})
+            self.emit(kinds.WORKFLOW_CANCELLED, task, {"by": by})
         return ""
 
     def on_cancel_requested(self, message: Any) -> None:
@@ -225,22 +241,48 @@ class Engine:
         When the record or memory fails mid-round, the rows decided but not
         written were applied to the state already: the state is rebuilt from
         the record (so it holds only what was written) before the error rises.
+        A task whose advance raises (its admission was poison the fold could
+        not see: a plan the engine cannot run) is stuck: its admission is
+        reported as poison, the state is rebuilt, and the round runs again
+        without it.
         """
-        try:
-            self._fold_new()
-            self._reconcile()
-            self._take_replies()
-            self._advance_dirty()
-            self._claim()
-            self._announce_exhaustion()
-            written = self._flush()
-        except Exception:
-            self._told.clear()
-            self.rebuild()
-            raise
+        while True:
+            inbox = list(self.inbox)
+            try:
+                self._fold_new()
+                self._reconcile()
+                self._take_replies()
+                self._advance_dirty()
+                self._claim()
+                self._announce_exhaustion()
+                written = self._flush()
+            except _Stuck as stuck:
+                self._told.clear()
+                self._stick(stuck.task, stuck.why)
+                self.rebuild()
+                self.inbox = inbox
+                continue
+            except Exception:
+                self._told.clear()
+                self.rebuild()
+                raise
+            break
         self._tell()
         self._deliver()
         return written
+
+    def take_poison(self) -> dict[str, tuple[str, str]]:
+        """The rows found poison since the last call: row id -> (kind, why)."""
+        found = {**self.state.poison, **self._poison}
+        self.state.poison.clear()
+        self._poison.clear()
+        return found
+
+    def _stick(self, task: str, why: str) -> None:
+        self.stuck.add(task)
+        for r in self.record.rows(kind=kinds.WORKFLOW_ADMITTED, key=task):
+            self._poison[r.id] = (r.kind, why)
+            return
 
     def pump(self, max_rounds: int = 1000) -> int:
         """Rounds until nothing moves; the rows written."""
@@ -263,7 +305,7 @@ class Engine:
             and ids.root_of(task) not in self.state.roots_settled
         ):
             return None
-        rows = self.record.rows(kind="workflow.settled", key=task)
+        rows = self.record.rows(kind=kinds.WORKFLOW_SETTLED, key=task)
         return str(rows[0].body.get("outcome")) if rows else None
 
     # ---- advancing -----------------------------------------------------------
@@ -273,7 +315,14 @@ class Engine:
         while dirty:
             t = next(iter(dirty))
             del dirty[t]
-            self._advance(t)
+            if t.id in self.stuck:
+                continue
+            try:
+                self._advance(t)
+            except (MemoryFailed, Fenced, RecordError):
+                raise
+            except Exception as error:  # the task's own rows: it is stuck, the rest goes on
+                raise _Stuck(t.id, one_line(error)) from error
 
     def _advance(self, t: Task) -> None:
         if t.outcome is not None:
@@ -301,7 +350,7 @@ class Engine:
         sp = t.plan.steps[index]
         key = ids.step_id(t.id, t.plan.rev, index)
         self.emit(
-            "step.registered", key, {"store": sp.store, "members": [m.key for m in sp.members]}
+            kinds.STEP_REGISTERED, key, {"store": sp.store, "members": [m.key for m in sp.members]}
         )
         step = t.steps[index]
         for m in list(step.members.values()):
@@ -310,8 +359,8 @@ class Engine:
             else:
                 child = ids.child_id(t.id, index, m.key)
                 body = {"parent": t.id, "step": index, "member": m.key, "convener": t.id}
-                self.emit("workflow.admitted", child, {**body, "definition": m.plan.name})
-                self.emit("task.born", child, {"summary": f"{m.plan.name}: {m.plan.summary}"})
+                self.emit(kinds.WORKFLOW_ADMITTED, child, {**body, "definition": m.plan.name})
+                self.emit(kinds.TASK_BORN, child, {"summary": f"{m.plan.name}: {m.plan.summary}"})
 
     def _advance_unit(self, t: Task, step: Step, u: Unit) -> None:
         halted = t.halt is not None or step.failed
@@ -336,11 +385,13 @@ class Engine:
     def _admit_attempt(self, u: Unit, n: int) -> None:
         kind = self.performers.select(u.leaf.requires)
         key = ids.attempt_id(u.id, n)
-        self.emit("attempt.admitted", key, {"performer": kind or "nobody"})
+        self.emit(kinds.ATTEMPT_ADMITTED, key, {"performer": kind or "nobody"})
         if kind is None:
             detail = f"no performer is provided for `{u.leaf.requires[0]}`"
             self.emit(
-                "attempt.outcome", key, {"outcome": FAILED, "performer": "nobody", "detail": detail}
+                kinds.ATTEMPT_OUTCOME,
+                key,
+                {"outcome": FAILED, "performer": "nobody", "detail": detail},
             )
         else:
             self.unclaimed.append(self.state.attempts[key])
@@ -351,17 +402,17 @@ class Engine:
             self.memory.release(a.id, self.holder, a.token)
         detail = f"fenced: {ids.root_of(a.id)} was cancelled"
         self.emit(
-            "attempt.outcome",
+            kinds.ATTEMPT_OUTCOME,
             a.id,
             {"outcome": CANCELLED, "performer": a.performer, "detail": detail},
         )
 
     def _settle_unit(self, u: Unit, outcome: str) -> None:
-        self.emit("work.settled", u.id, {"outcome": outcome, "attempts": len(u.attempts)})
+        self.emit(kinds.WORK_SETTLED, u.id, {"outcome": outcome, "attempts": len(u.attempts)})
 
     def _settle(self, t: Task, outcome: str, reason: str) -> None:
         body = {"outcome": outcome, "reason": reason} if reason else {"outcome": outcome}
-        self.emit("workflow.settled", t.id, body)
+        self.emit(kinds.WORKFLOW_SETTLED, t.id, body)
 
     # ---- claims, delivery and replies ----------------------------------------
 
@@ -375,7 +426,7 @@ class Engine:
             if grant is None:
                 self.unclaimed.append(a)  # held elsewhere: try again next round
                 continue
-            self.emit("attempt.claimed", a.id, {"holder": self.holder, "token": grant.token})
+            self.emit(kinds.ATTEMPT_CLAIMED, a.id, {"holder": self.holder, "token": grant.token})
             self.to_deliver.append(a)
 
     def _work(self, a: Attempt) -> Work:
@@ -411,11 +462,11 @@ class Engine:
                 if verdict.answer is not None:
                     self.inbox.append((a.id, a.performer, verdict.answer))
             elif verdict.verdict == NOT_ACTED:
-                self.emit("effect.redelivered", a.id, {"performer": a.performer})
+                self.emit(kinds.EFFECT_REDELIVERED, a.id, {"performer": a.performer})
                 self.to_deliver.append(a)
             elif not a.unresolved:
                 body = {"performer": a.performer, "resolve": RESOLVE.format(a.id)}
-                self.emit("effect.unresolved", a.id, body)
+                self.emit(kinds.EFFECT_UNRESOLVED, a.id, body)
 
     def _take_replies(self) -> None:
         inbox, self.inbox = self.inbox, []
@@ -433,7 +484,7 @@ class Engine:
                 else "there is no such attempt"
             )
             body = {"from": performer, "admitted_to": a.performer if a else "", "why": why}
-            self.emit("reply.refused", attempt, body)
+            self.emit(kinds.REPLY_REFUSED, attempt, body)
             return
         if a.outcome is not None:
             return  # a repeat of an answer already recorded changes nothing
@@ -442,8 +493,8 @@ class Engine:
         if isinstance(result, Pending):
             return
         for call in result.calls:
-            self.emit("model.called", attempt, _call_body(call))
-        self.emit("attempt.outcome", attempt, _outcome_body(a, result))
+            self.emit(kinds.MODEL_CALLED, attempt, _call_body(call))
+        self.emit(kinds.ATTEMPT_OUTCOME, attempt, _outcome_body(a, result))
 
     # ---- the budget ----------------------------------------------------------
 
@@ -458,7 +509,7 @@ class Engine:
         window = budget.exhausted(self.clock())
         if window is not None:
             body = budget.exhausted_body(window)
-            self.emit("budget.exhausted", f"budget/{window}", body)
+            self.emit(kinds.BUDGET_EXHAUSTED, f"budget/{window}", body)
             self._told.append(body)
 
     def _tell(self) -> None:

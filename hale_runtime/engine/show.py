@@ -14,6 +14,7 @@ from typing import Any
 from hale_runtime.engine import ids
 from hale_runtime.engine.budget import Budget, BudgetPolicy
 from hale_runtime.engine.state import Attempt, ChildMember, State, Step, Task, Unit
+from hale_runtime.record import kinds
 
 INDENT = "  "
 
@@ -95,7 +96,7 @@ def _attempt_state(a: Attempt) -> str:
         return f"waiting for a person: hale dna effect resolve attempt:{a.id} --outcome failed|succeeded"
     if not a.claimed:
         return "admitted, not yet claimed"
-    if any(kind == "board.case" for kind, _ in a.facts):
+    if any(kind == kinds.BOARD_CASE for kind, _ in a.facts):
         return "out: a case on the Board's queue"
     return "out" + (f" (redelivered {a.redelivered}x)" if a.redelivered else "")
 

@@ -21,6 +21,16 @@ one root's rows with everything kept. `snapshot`/`restore` make the state a
 checkpoint's plain data: the counters, the budget's windows, the ids seen,
 and for each root still open the rows that built it, folded again by
 `apply` on restore, so `apply` stays the one thing that changes the state.
+
+Rows read back from the record are input (`fold`): one that does not fit
+its kind never reaches the fold (the record leaves it out), and one whose
+application raises, being inconsistent with what came before it (a step of
+a task never admitted, a step before the one ahead of it completed, an
+attempt out of turn, a child of a member that is none), is skipped and kept
+in `poison` for the organization to quarantine. Each handler looks
+everything up before it changes anything, so a row that raises leaves the
+state as it was, and every reader of the record (the engine, the head,
+`show`, the debugger) skips the same rows.
 """
 
 from __future__ import annotations
@@ -32,11 +42,15 @@ from typing import Any
 from hale_runtime.engine import ids
 from hale_runtime.engine.budget import Budget
 from hale_runtime.engine.plan import ChildPlan, LeafPlan, Plan, plan_from_json
+from hale_runtime.errors import one_line
+from hale_runtime.record import kinds
 from hale_runtime.seen import Seen
 
 SUCCEEDED = "succeeded"
 CANCELLED = "cancelled"
-FACT_KINDS = frozenset({"model.called", "board.case", "mutation.prepared", "budget.refused"})
+FACT_KINDS = frozenset(
+    {kinds.MODEL_CALLED, kinds.BOARD_CASE, kinds.MUTATION_PREPARED, kinds.BUDGET_REFUSED}
+)
 
 
 @dataclass(slots=True, eq=False)
@@ -114,20 +128,21 @@ class State:
         self.roots = 0
         self.dirty: dict[Task, None] = {}  # in the order touched
         self.open: dict[str, None] = {}  # tasks not yet settled, in admission order
+        self.poison: dict[str, tuple[str, str]] = {}  # row id -> (kind, why) of rows that raised
         self._apply = {
-            "workflow.admitted": self._admitted,
-            "task.born": self._born,
-            "step.registered": self._registered,
-            "attempt.admitted": self._attempt_admitted,
-            "attempt.claimed": self._claimed,
-            "attempt.outcome": self._outcome,
-            "work.settled": self._work_settled,
-            "workflow.settled": self._workflow_settled,
-            "workflow.cancelled": self._cancelled,
-            "effect.unresolved": self._unresolved,
-            "effect.redelivered": self._redelivered,
-            "model.called": self._model_called,
-            "budget.exhausted": self._exhausted,
+            kinds.WORKFLOW_ADMITTED: self._admitted,
+            kinds.TASK_BORN: self._born,
+            kinds.STEP_REGISTERED: self._registered,
+            kinds.ATTEMPT_ADMITTED: self._attempt_admitted,
+            kinds.ATTEMPT_CLAIMED: self._claimed,
+            kinds.ATTEMPT_OUTCOME: self._outcome,
+            kinds.WORK_SETTLED: self._work_settled,
+            kinds.WORKFLOW_SETTLED: self._workflow_settled,
+            kinds.WORKFLOW_CANCELLED: self._cancelled,
+            kinds.EFFECT_UNRESOLVED: self._unresolved,
+            kinds.EFFECT_REDELIVERED: self._redelivered,
+            kinds.MODEL_CALLED: self._model_called,
+            kinds.BUDGET_EXHAUSTED: self._exhausted,
         }
 
     def apply(self, kind: str, key: str, body: dict[str, Any], at: int) -> None:
@@ -142,6 +157,16 @@ class State:
             if not self.forgotten(key):
                 raise  # a row about nothing the record holds
             # a late row about settled work: it changes nothing
+
+    def fold(self, row: Any) -> bool:
+        """Fold one row read from the record; False (and noted in `poison`) when
+        applying it raised, which leaves the state as it was."""
+        try:
+            self.apply(row.kind, row.key, row.body, row.at)
+        except Exception as error:  # input, not our fault: skipped and quarantined
+            self.poison[row.id] = (row.kind, one_line(error))
+            return False
+        return True
 
     def forgotten(self, key: str) -> bool:
         """Whether `key` lies under a root settled and forgotten."""
@@ -174,7 +199,10 @@ class State:
         rows (by `apply`, as ever), then the counters, ids and budget set."""
         state = cls(budget, forget_settled=True)
         for kind, key, body, at in data["open"]:
-            state.apply(kind, key, body, at)
+            try:
+                state.apply(kind, key, body, at)
+            except Exception:  # noqa: S112 (poison found when it was first folded: skipped again)
+                continue
         state.roots = data["roots"]
         state.asks_settled = Seen.from_bytes(data["asks_settled"])
         state.roots_settled = Seen.from_bytes(data["roots_settled"])
@@ -211,14 +239,20 @@ class State:
         if key in self.tasks or self.forgotten(key):
             return
         if "plan" in body:
-            t = Task(key, plan_from_json(body["plan"]), None, body.get("ask", ""))
+            plan = plan_from_json(body["plan"])
+            if not plan.steps:
+                raise ValueError("a plan has at least one step")
+            t = Task(key, plan, None, body.get("ask", ""))
             self.roots += 1
             if t.ask:
                 self.asks[t.ask] = key
         else:
             parent = self.tasks[body["parent"]]
             member = parent.steps[body["step"]].members[body["member"]]
-            assert isinstance(member, ChildMember)
+            if not isinstance(member, ChildMember) or member.task is not None:
+                raise ValueError(f"{body['member']} is no child waiting to be admitted")
+            if key != ids.child_id(parent.id, body["step"], body["member"]):
+                raise ValueError(f"a child of {parent.id} is not called {key}")
             t = Task(key, member.plan, member)
             member.task = t
             t.halt = parent.halt or ("failed" if member.step.failed else None)
@@ -237,6 +271,8 @@ class State:
         index = len(t.steps)
         if ids.step_id(t.id, t.plan.rev, index) != key:
             return  # a repeat of a step already registered
+        if t.outcome is not None or t.steps and (t.steps[-1].out or t.steps[-1].failed):
+            raise ValueError(f"{key} cannot start: the step before it has not completed")
         sp = t.plan.steps[index]
         step = Step(key, index, sp.store, t)
         for m in sp.members:
@@ -306,6 +342,8 @@ class State:
         unit = self.units[key.rsplit("/", 1)[0]]
         if key in self.attempts:
             return
+        if key != ids.attempt_id(unit.id, len(unit.attempts)):
+            raise ValueError(f"{unit.id} admits {ids.attempt_id(unit.id, len(unit.attempts))} next")
         a = Attempt(key, unit, len(unit.attempts), body["performer"])
         unit.attempts.append(a)
         self.attempts[key] = a
@@ -337,7 +375,7 @@ class State:
 
     def _model_called(self, key: str, body: dict[str, Any], at: int) -> None:
         self.budget.account(at, int(body.get("micros", 0)), body.get("call", ""))
-        self._fact("model.called", key, body)
+        self._fact(kinds.MODEL_CALLED, key, body)
 
     def _exhausted(self, key: str, body: dict[str, Any], at: int) -> None:
         self.budget.announce(body.get("window", key.removeprefix("budget/")))

@@ -21,12 +21,13 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from hale_runtime.errors import HaleRuntimeError
 from hale_runtime.head.server import head_file
 
 LEG_ENV, HEAD_ENV = "HALE_DNA_LEG", "HALE_DNA_HEAD"
 
 
-class HeadError(Exception):
+class HeadError(HaleRuntimeError):
     """The head refused a call, or could not be reached."""
 
 

@@ -28,18 +28,54 @@ from typing import Any
 from hale_runtime.asks.intake import Owners
 from hale_runtime.engine import Budget, BudgetPolicy, State
 from hale_runtime.engine.ids import root_of
+from hale_runtime.errors import Refused
 from hale_runtime.head.reads import READS, ReadRefused
 from hale_runtime.head.reads import read as read_call
 from hale_runtime.head.settle import ALLOWANCE, LEG_KINDS, OUTCOME
 from hale_runtime.memory import Fenced, Grant
+from hale_runtime.record import kinds
+from hale_runtime.record.kinds import CALL, COUNT, ID, INT, NUMBER, TEXT, Checker, list_of
 
 LEASE_S = 60.0
+MAX_CALLS = 1000  # model calls one outcome may report
 OUTCOMES = ("succeeded", "failed")
 METHODS = ("claim", "renew", "allowance", "outcome", "release")
 
 
-class HeadRefused(Exception):
-    """A leg's call refused, with nothing written; the text says why."""
+class HeadRefused(Refused):
+    """A leg's call refused, with nothing written; the text says why. `status`
+    is the HTTP answer: 409 for a call that may not be made, 400 for one whose
+    parameters are not of their type."""
+
+    def __init__(self, message: str, status: int = 409):
+        super().__init__(message)
+        self.status = status
+
+
+_LEASE = {"leg": ID, "attempt": ID, "token": INT}
+# each call's parameters and their types (record/kinds.py's checkers); absent ones are
+# the call's to refuse, present ones of another type are refused here with a 400
+PARAMS: dict[str, dict[str, Checker]] = {
+    "dna.attempt.claim": {"leg": ID, "requires": TEXT},
+    "dna.attempt.renew": _LEASE,
+    "dna.attempt.allowance": {**_LEASE, "wait": NUMBER},
+    "dna.attempt.outcome": {
+        **_LEASE, "outcome": TEXT, "note": TEXT, "calls": list_of(CALL, MAX_CALLS),
+    },
+    "dna.attempt.release": _LEASE,
+    "dna.record.read": {"since": COUNT, "limit": COUNT, "kind": TEXT, "key_prefix": TEXT},
+    "dna.graph.read": {"node_kind": TEXT, "edge_kind": TEXT},
+    "dna.work.hat": {"id": ID},
+}  # fmt: skip
+
+
+def check_params(method: str, params: dict[str, Any]) -> None:
+    """HeadRefused (400) naming the first parameter present that is not of its type."""
+    for name, fits in PARAMS.get(method, {}).items():
+        if name in params and params[name] is not None:
+            why = fits(params[name])
+            if why:
+                raise HeadRefused(f"refused: {name}{why}; nothing written", 400)
 
 
 @dataclass
@@ -75,17 +111,17 @@ class Head:
             self._note(r.kind, r.key, r.body)
 
     def _note(self, kind: str, key: str, body: dict[str, Any]) -> None:
-        if kind == "attempt.claimed":
+        if kind == kinds.ATTEMPT_CLAIMED:
             a = self.state.attempts.get(key)
             if a is not None and a.performer in self.leg_kinds and a.outcome is None:
                 self.open[key] = None
-        elif kind in ("attempt.outcome", f"{OUTCOME}.requested"):
+        elif kind in (kinds.ATTEMPT_OUTCOME, f"{OUTCOME}.requested"):
             self.open.pop(key, None)
         elif kind == f"{ALLOWANCE}.requested":
             self.asked.add(key)
         elif kind == f"{ALLOWANCE}.answered":
             self.allowances[key] = body
-        elif kind == "intent.offered" and body.get("position"):
+        elif kind == kinds.INTENT_OFFERED and body.get("position"):
             self.positions[key] = str(body["position"])
         if self.owner:
             self.owners.note(kind, key, body)
@@ -98,6 +134,7 @@ class Head:
 
     def decide(self, method: str, params: dict[str, Any]) -> Decision:
         """One leg's call, decided; HeadRefused when it may not be made."""
+        check_params(method, params)
         if method in READS:
             try:
                 return Decision(read_call(method, params, self.record, self.memory, self.landed))
@@ -134,7 +171,7 @@ class Head:
                 continue  # another leg holds it
             body = {"holder": leg, "token": grant.token, "until": grant.until}
             return Decision(
-                self._offer(attempt, grant), [("claim.taken", f"lease/{attempt}", body)]
+                self._offer(attempt, grant), [(kinds.CLAIM_TAKEN, f"lease/{attempt}", body)]
             )
         return Decision({"attempt": None})
 
@@ -226,7 +263,7 @@ class Head:
         )
 
     def _released(self, leg: str, attempt: str) -> list[tuple[str, str, dict[str, Any]]]:
-        return [("claim.released", f"lease/{attempt}", {"holder": leg})]
+        return [(kinds.CLAIM_RELEASED, f"lease/{attempt}", {"holder": leg})]
 
     def _give_back(self, leg: str, attempt: str, held: Grant) -> Callable[[], None]:
         return lambda: self.memory.release(f"lease/{attempt}", leg, held.token)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from hale_runtime.performers import ACTED, Context, Pending, Reconciled, Work, hookimpl
 from hale_runtime.performers.shipped import FIXED_KINDS
+from hale_runtime.record import kinds
 
 
 class LegPerformer:
@@ -21,7 +22,7 @@ class LegPerformer:
 
     def deliver(self, work: Work, ctx: Context) -> Pending:
         offer = {"objective": work.objective, "requires": list(work.requires)}
-        return Pending([("leg.offered", offer)])
+        return Pending([(kinds.LEG_OFFERED, offer)])
 
     def reconcile(self, work: Work, ctx: Context) -> Reconciled:
         return Reconciled(ACTED)

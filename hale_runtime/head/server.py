@@ -2,7 +2,8 @@
 
 `POST /` with `{"method": "dna.attempt.claim", "params": {...}}` answers
 `{"result": {...}}`, or `{"error": "refused: …"}` with status 409 when the
-call was refused (nothing written). HTTP threads only parse and wait: every
+call was refused, 400 when a parameter is not of its type or the rows it
+would write do not fit their kind (nothing written either way). HTTP threads only parse and wait: every
 call goes on a queue to one worker thread, which holds the head's Record and
 memory connection. The worker takes every call waiting, decides each
 (core.py), writes all their rows as one record commit, then gives leases
@@ -29,6 +30,7 @@ from typing import Any
 
 from hale_runtime.head.core import LEASE_S, METHODS, Decision, Head, HeadRefused
 from hale_runtime.head.reads import READS
+from hale_runtime.record.errors import RowRefused
 
 ALLOWANCE_WAIT_S, PEEK_S, MAX_WAIT_S = 30.0, 0.05, 120.0
 HEAD_FILE = "head.json"
@@ -142,6 +144,8 @@ class HeadServer:
         try:
             if rows:
                 head.record.append_many(rows)
+        except RowRefused:  # one call's rows do not fit: write each call's alone
+            decided = [(done, _write_alone(head, d)) for done, d in decided]
         except Exception as error:  # nothing of the batch was written
             for done, _ in decided:
                 done.set_exception(error)
@@ -157,6 +161,19 @@ class HeadServer:
                 done.set_exception(error)
                 continue
             done.set_result(d.result)
+
+
+def _write_alone(head: Head, d: Decision | BaseException) -> Decision | BaseException:
+    """A decision's rows written as their own commit; a refusal (400) when they do not fit."""
+    if isinstance(d, BaseException) or not d.rows:
+        return d
+    try:
+        head.record.append_many(d.rows)
+    except RowRefused as refused:
+        return HeadRefused(f"refused: {refused}; nothing written", 400)
+    except Exception as error:  # the record failed: that call's answer
+        return error
+    return d
 
 
 def _handler(server: HeadServer) -> type[BaseHTTPRequestHandler]:
@@ -179,7 +196,7 @@ def _handler(server: HeadServer) -> type[BaseHTTPRequestHandler]:
             try:
                 self._answer(200, {"result": server.call(method, params)})
             except HeadRefused as refused:
-                self._answer(409, {"error": str(refused)})
+                self._answer(refused.status, {"error": str(refused)})
             except Exception as error:  # the stores failed: the leg hears it, the head stays up
                 self._answer(503, {"error": f"the head failed: {type(error).__name__}: {error}"})
 

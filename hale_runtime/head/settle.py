@@ -24,9 +24,10 @@ from typing import Any
 from hale_runtime.asks.intake import Owners
 from hale_runtime.engine.ids import root_of
 from hale_runtime.performers import Answer, ModelCall
+from hale_runtime.record import kinds
 from hale_runtime.seen import Seen
 
-ALLOWANCE, OUTCOME = "attempt.allowance", "attempt.outcome"
+ALLOWANCE, OUTCOME = "attempt.allowance", kinds.ATTEMPT_OUTCOME
 LEG_KINDS = frozenset({"agent"})
 
 
@@ -132,7 +133,7 @@ class Settler:
         body = {"granted": adm.granted, "refused": adm.refused, "window": adm.window}
         rows = [(f"{ALLOWANCE}.answered", attempt, body)]
         if adm.refused:
-            rows.append(("budget.refused", attempt, {"text": adm.refused}))
+            rows.append((kinds.BUDGET_REFUSED, attempt, {"text": adm.refused}))
         self.record.append_many(rows)
         self.read()
         return adm.refused or f"granted {adm.granted}"

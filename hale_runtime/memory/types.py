@@ -11,12 +11,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from hale_runtime.errors import HaleRuntimeError
 
-class MemoryFailed(Exception):
+
+class MemoryFailed(HaleRuntimeError):
     """Memory could not be reached or refused a statement; a node stops on it."""
 
 
-class Fenced(Exception):
+class Fenced(HaleRuntimeError):
     """An act under a claim token that was taken over, released or expired."""
 
     def __init__(self, key: str, token: int, why: str):

@@ -14,6 +14,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from hale_runtime.errors import HaleRuntimeError
+
 SUBJECT = re.compile(r"[a-z0-9]+(?:[_-][a-z0-9]+)*(?:\.[a-z0-9]+(?:[_-][a-z0-9]+)*)*")
 WORD_BREAK = re.compile(r"[._-]")
 CAMEL_WORD = re.compile(r"[A-Z][a-z0-9]*")
@@ -21,7 +23,7 @@ CAMEL_WORD = re.compile(r"[A-Z][a-z0-9]*")
 Handler = Callable[["Message"], Any]
 
 
-class NervesFailed(Exception):
+class NervesFailed(HaleRuntimeError):
     """The nerves could not carry a message; a node stops rather than act."""
 
 

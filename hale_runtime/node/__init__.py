@@ -6,6 +6,7 @@
     organization.py   python -m hale_runtime.node.organization (started by the host)
     projection.PROJECTIONS   row kind -> graph ops; project(record, memory)
     relay.Relay       unanswered `*.requested` rows onto the nerves
+    quarantine.Quarantine    one `row.quarantined` for each row the organization cannot apply
     status.gather(root) / render(status)
 
 Exit codes: 0 ok, 1 refused, 2 usage, 3 lease held elsewhere, 75 genome moved.

@@ -49,10 +49,11 @@ from hale_runtime.node.git import GitFailed
 from hale_runtime.node.lease import OWNER_ENV, BodyLease, Lease, LeaseHeld, LeaseUnprovable, now_ms
 from hale_runtime.node.maintenance import Maintenance
 from hale_runtime.node.projection import ProjectionDiverged, project
+from hale_runtime.node.quarantine import Quarantine
 from hale_runtime.node.relay import Relay
 from hale_runtime.node.settings import Settings
 from hale_runtime.node.syncing import sync as locked_sync
-from hale_runtime.record import Record, RecordError, Row
+from hale_runtime.record import Record, RecordError, Row, kinds
 from hale_runtime.record.identity import NODE_ENV, default_who
 
 EXIT_OK, EXIT_REFUSED, EXIT_LEASE_HELD, EXIT_GENOME_MOVED = 0, 1, 3, 75
@@ -100,6 +101,7 @@ class Host:
         self.stopping: str | None = None
         self.warned: set[str] = set()
         self.memory = self.nerves = None
+        self.quarantine: Quarantine | None = None  # what the projection could not apply
         self.maintenance: Maintenance | None = None
 
     # ---- the whole life --------------------------------------------------------
@@ -147,7 +149,7 @@ class Host:
             "pid": os.getpid(),
             "host": socket.gethostname(),
         }
-        self.record.append("node.started", node_key(self.holder), body)
+        self.record.append(kinds.NODE_STARTED, node_key(self.holder), body)
         self._sync()
         self.landed = self.record.stamped_count()
         self.say(f"genome: {self.served.label}")
@@ -287,7 +289,7 @@ class Host:
             genome.build(candidate)
         except genome.BuildFailed as failed:
             body = {"genome": failed.commit, "error": failed.text[-4000:]}
-            self.record.append("node.build_failed", node_key(self.holder), body)
+            self.record.append(kinds.NODE_BUILD_FAILED, node_key(self.holder), body)
             self._sync()
             return self._fall_back(candidate, f"genome {candidate.label} does not build")
         if not candidate.work_tree:
@@ -336,10 +338,19 @@ class Host:
             self._warn(f"the record did not sync: {error}")
 
     def _project(self) -> None:
+        if self.quarantine is None:
+            self.quarantine = Quarantine(
+                self.record, self.memory, self.holder, locked_sync, find=False
+            )
+        q = self.quarantine
         try:
-            project(self.record, self.memory)
+            project(
+                self.record, self.memory, report=lambda row, why: q.report(row.id, row.kind, why)
+            )
         except ProjectionDiverged as error:
             self._warn(str(error))
+        if q.fold.waiting:
+            q.write()
 
     def _tell_heads(self) -> None:
         stamped = self.record.stamped_count()
@@ -355,7 +366,7 @@ class Host:
             return
         self.say(f"restarting the organization, as {row.who} asked")
         self._restart_organization()
-        self.record.append("restart.answered", self.holder, {"request": row.id})
+        self.record.append(kinds.RESTART_ANSWERED, self.holder, {"request": row.id})
         self.relay.read(self.record)
 
     def _heartbeat(self) -> dict:
@@ -415,7 +426,7 @@ class Host:
             body = {"code": stop.code, "reason": stop.reason}
             body["genome"] = self.served.commit if self.served else ""
             try:
-                self.record.append("node.stopped", node_key(self.holder), body)
+                self.record.append(kinds.NODE_STOPPED, node_key(self.holder), body)
             except RecordError as error:
                 self._warn(f"node.stopped not written: {error}")
             self._sync()

@@ -15,6 +15,13 @@ organization itself answers NodePingRequested (below). Nerves
 or memory that fail end the process: an organization that cannot hear or
 claim stops rather than act.
 
+Nothing a row says stops it. A relayed request whose row does not fit its
+kind is not handed on; a message whose handling raises anything but the
+spine's own failures (`SPINE`) has its row quarantined; a tick that raises
+is said once and the loop goes on. After each round the parts that apply
+rows (`appliers`: each has `take_poison()`) hand over what they could not
+apply, and the quarantine answers every poison row once (quarantine.py).
+
 Acts that must not happen twice go through `once(key, act)`: take the claim
 in memory (a `claim.taken` row), sync the record and look for the answer a
 node that held the claim before may have written, act and write the answer,
@@ -34,15 +41,18 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from hale_runtime.errors import one_line
 from hale_runtime.memory import Fenced, MemoryFailed, memory_dsn, nerves_dsn, open_memory
 from hale_runtime.nerves import Dispatcher, Message, NervesFailed, open_nerves
 from hale_runtime.node.checkpoint import Checkpoint, Checkpointer, Checkpoints, Fold
+from hale_runtime.node.quarantine import Quarantine
 from hale_runtime.node.settings import Settings
 from hale_runtime.node.syncing import sync as locked_sync
-from hale_runtime.record import Record, RecordError
+from hale_runtime.record import Record, RecordError, Row, kinds
 from hale_runtime.record.identity import NODE_ENV
 
 POLL_S = 0.5
+SPINE = (NervesFailed, MemoryFailed, Fenced, RecordError)  # the failures that stop it
 PAUSE_ENV = "HALE_DNA_TEST_ACT_PAUSE"  # test hook: seconds to hold a claim before acting
 
 
@@ -64,6 +74,9 @@ class Organization:
         self.folds: dict[str, Fold] = {}  # what a checkpoint holds, by name (the plugs add them)
         self.checkpoints = Checkpoints(self.record.repo.path, _say)
         self.checkpoint: Checkpoint | None = None  # the one this start resumed from
+        self.quarantine = Quarantine(self.record, self.memory, holder, sync=locked_sync)
+        self.appliers: list[Any] = []  # parts that apply rows, each with take_poison()
+        self.said: set[str] = set()
 
     def resumed(self, fold: str) -> tuple[int, Any] | None:
         """(seq, snapshot) of `fold` in the checkpoint this start resumed from."""
@@ -101,7 +114,7 @@ class Organization:
             self.memory.release(key, self.holder, grant.token)
             return False
         body = {"holder": self.holder, "token": grant.token, "until": grant.until}
-        self.record.append("claim.taken", key, body)
+        self.record.append(kinds.CLAIM_TAKEN, key, body)
         time.sleep(float(os.environ.get(PAUSE_ENV) or 0))
         try:
             self.memory.check_fence(key, grant.token)
@@ -111,22 +124,22 @@ class Organization:
         act()
         locked_sync(self.record)
         if self.memory.release(key, self.holder, grant.token):
-            self.record.append("claim.released", key, {"holder": self.holder})
+            self.record.append(kinds.CLAIM_RELEASED, key, {"holder": self.holder})
             locked_sync(self.record)
         return True
 
     def _answers(self, stem: str, row_key: str) -> list:
         from hale_runtime.node.relay import ANSWERS
 
-        kinds = [f"{stem}.{ending}" for ending in ANSWERS]
-        return self.record.rows(kind=kinds, key_prefix=row_key)
+        answering = [f"{stem}.{ending}" for ending in ANSWERS]
+        return self.record.rows(kind=answering, key_prefix=row_key)
 
     def _ping(self, message: Message) -> None:
         key = str(message.body.get("key", ""))
 
         def answer() -> None:
             body = {"by": self.holder, "request": message.body.get("row")}
-            self.record.append("node.ping.answered", key, body)
+            self.record.append(kinds.NODE_PING_ANSWERED, key, body)
 
         self.once(f"ping/{key}", "node.ping", key, answer)
 
@@ -137,10 +150,52 @@ class Organization:
             os.write(ready_fd, b"ready\n")
             os.close(ready_fd)
         while not self.stopping:
-            for message in subscription.poll(POLL_S):
-                self.dispatcher.dispatch(message)
-            for tick in self.tickers:
+            self.round(subscription.poll(POLL_S))
+
+    def round(self, messages: list[Message]) -> None:
+        """Hand on what was heard, tick, and quarantine what could not be applied."""
+        for message in messages:
+            self.hear(message)
+        for tick in self.tickers:
+            try:
                 tick()
+            except SPINE:
+                raise
+            except Exception as error:  # a part's tick: said once, the loop goes on
+                self._say_once(f"a tick failed: {one_line(error)}")
+        self.quarantine_poison()
+
+    def hear(self, message: Message) -> None:
+        """Dispatch one message, unless the row it relays is poison; a handler that
+        raises (but for the spine's failures) has that row quarantined."""
+        row = self._relayed(message)
+        if row is not None and (self.record.poison_of(row) or self.quarantine.holds(row.id)):
+            return
+        try:
+            self.dispatcher.dispatch(message)
+        except SPINE:
+            raise
+        except Exception as error:  # the row's content made it raise: poison
+            if row is None:
+                self._say_once(f"a {message.subject} message failed: {one_line(error)}")
+            else:
+                self.quarantine.report(row.id, row.kind, one_line(error))
+
+    def quarantine_poison(self) -> int:
+        """Take what each part could not apply and answer every poison row once."""
+        for part in self.appliers:
+            for row_id, (kind, why) in part.take_poison().items():
+                self.quarantine.report(row_id, kind, why)
+        return self.quarantine.write()
+
+    def _relayed(self, message: Message) -> Row | None:
+        row_id = message.body.get("row") if isinstance(message.body, dict) else None
+        return self.record.get(row_id) if isinstance(row_id, str) else None
+
+    def _say_once(self, line: str) -> None:
+        if line not in self.said:
+            self.said.add(line)
+            _say(line)
 
 
 def _say(line: str) -> None:

@@ -15,8 +15,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from hale_runtime.errors import one_line
 from hale_runtime.memory import DropEdge, Edge, GraphOp, Memory, Node, SetHolder
-from hale_runtime.record import Record, Row
+from hale_runtime.record import Record, Row, kinds
 
 CURSOR = "record"
 BATCH = 500  # rows one tick projects at most, so a backlog never stalls the tick
@@ -59,11 +60,11 @@ def _definition_registered(row: Row) -> list[GraphOp]:
 
 # row kind -> the graph ops it projects to; extend it for new kinds
 PROJECTIONS: dict[str, Projector] = {
-    "position.filled": _position_filled,
-    "position.vacated": _position_vacated,
-    "schedule.declared": _schedule_declared,
-    "schedule.retired": _schedule_retired,
-    "definition.registered": _definition_registered,
+    kinds.POSITION_FILLED: _position_filled,
+    kinds.POSITION_VACATED: _position_vacated,
+    kinds.SCHEDULE_DECLARED: _schedule_declared,
+    kinds.SCHEDULE_RETIRED: _schedule_retired,
+    kinds.DEFINITION_REGISTERED: _definition_registered,
 }
 
 
@@ -78,15 +79,30 @@ def _parse(cursor: str | None) -> tuple[int, str]:
     return int(seq), row_id
 
 
+def _ops(record: Record, row: Row) -> tuple[list[GraphOp], str]:
+    """(the row's graph ops, why it projects to nothing though it fits its kind)."""
+    projector = PROJECTIONS.get(row.kind)
+    if projector is None or record.poison_of(row):
+        return [], ""
+    try:
+        return projector(row), ""
+    except Exception as error:  # the row's content: it projects to nothing
+        return [], one_line(error)
+
+
 def project(
-    record: Record, memory: Memory, fence: tuple[str, int] | None = None, limit: int = BATCH
+    record: Record,
+    memory: Memory,
+    fence: tuple[str, int] | None = None,
+    limit: int = BATCH,
+    report: Callable[[Row, str], None] | None = None,
 ) -> int:
     """Project stamped rows past memory's cursor; how many this node applied."""
     applied = 0
     for _ in range(limit):
         expected = memory.cursor(CURSOR)
         seq, row_id = _parse(expected)
-        rows = record.rows(since=max(seq - 1, 0), stamped_only=True)[:2]
+        rows = record.rows(since=max(seq - 1, 0), stamped_only=True, poison=True)[:2]
         if seq and (not rows or rows[0].seq != seq or rows[0].id != row_id):
             if record.stamped_count() < seq:
                 return applied  # this clone has not received that far yet
@@ -95,7 +111,9 @@ def project(
         if not following:
             return applied
         row = following[0]
-        ops = PROJECTIONS.get(row.kind, lambda _row: [])(row)
+        ops, why = _ops(record, row)
         if memory.apply_projection(CURSOR, expected, f"{row.seq}:{row.id}", ops, fence):
             applied += 1
+            if why and report is not None:
+                report(row, why)
     return applied

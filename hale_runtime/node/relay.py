@@ -11,7 +11,10 @@ and keeps the answers seen as a compact `Seen`, so a node starting on a
 record of a million asks reads what it must and holds 8 bytes an answer. Every tick
 each unanswered request is published under its kind as subject, so a relay
 lost with a dying organization comes back on the next tick; the
-organization admits a request once by its id whatever the repeats.
+organization admits a request once by its id whatever the repeats. A
+request that does not fit its kind is never relayed (the record leaves it
+out), and one the organization quarantined (`row.quarantined <its id>`) is
+relayed no more: poison is answered, never obeyed.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from typing import Any
 
 from hale_runtime.nerves import Nerves, check_subject
 from hale_runtime.record import Record, Row
+from hale_runtime.record.kinds import ROW_QUARANTINED
 from hale_runtime.seen import Seen
 
 REQUEST = ".requested"
@@ -41,15 +45,21 @@ class Relay:
         self.stable = 0  # rows up to here are stamped and already read
         self.pending: dict[tuple[str, str], Row] = {}
         self.answered = Seen()  # "<stem> <key>" of every answer read
+        self.quarantined = Seen()  # the ids of the rows the organization quarantined
         self.skipped: set[str] = set()  # kinds that are not subjects (reported once)
 
     def read(self, record: Record) -> None:
         """Take in the rows since the last read."""
         kinds = [k for k in record.kinds() if k.endswith(REQUEST) or _answers(k)]
-        for row in record.scan(self.stable, kinds):
+        for row in record.scan(self.stable, [*kinds, ROW_QUARANTINED]):
             stem, _, ending = row.kind.rpartition(".")
-            if row.kind.endswith(REQUEST):
-                if f"{stem} {row.key}" not in self.answered:
+            if row.kind == ROW_QUARANTINED:
+                self.quarantined.add(row.key)
+                for at, request in list(self.pending.items()):
+                    if request.id == row.key:
+                        del self.pending[at]
+            elif row.kind.endswith(REQUEST):
+                if f"{stem} {row.key}" not in self.answered and row.id not in self.quarantined:
                     self.pending.setdefault((stem, row.key), row)
             else:
                 self.answered.add(f"{stem} {row.key}")

@@ -5,7 +5,10 @@ For each: the genome of its latest start, its owner's lease, whether it has stop
 latest `node.stopped` after it, with its reason and code), a genome that
 failed to build after it started, its last tick (memory's `node:<holder>`
 graph node, which the host rewrites every tick) and the memory and nerves it
-named. Then this clone's git store: its size on disk (`git count-objects`)
+named. A build failure is shown with the start it happened in (the host
+writes it just before that start's `node.started`), so a later start that
+built drops it. Last, how many rows the organization quarantined
+(quarantine.py's fold). Then this clone's git store: its size on disk (`git count-objects`)
 and when the node's maintenance last packed it (maintenance.py). The lease is read at the remote when one answers within the git
 timeout, else as this clone last saw it. Nothing here needs a node running,
 and nothing writes: the embedded memory file is read only when it exists.
@@ -24,9 +27,10 @@ from hale_runtime.memory import MemoryFailed, memory_dsn, open_memory
 from hale_runtime.memory.dsn import is_postgres, sqlite_path
 from hale_runtime.node.lease import OWNER_ENV, BodyLease, Lease, LeaseUnprovable, now_ms
 from hale_runtime.node.maintenance import StoreSize, last_run, store_size
-from hale_runtime.record import Record
+from hale_runtime.node.quarantine import quarantined
+from hale_runtime.record import Record, kinds
 
-NODE_KINDS = ("node.started", "node.stopped", "node.build_failed")
+NODE_KINDS = (kinds.NODE_STARTED, kinds.NODE_STOPPED, kinds.NODE_BUILD_FAILED)
 SILENT_S = 10  # a running node that has not ticked for this long is said to be likely gone
 
 
@@ -53,6 +57,7 @@ class Status:
     nodes: list[NodeStatus] = field(default_factory=list)
     store: StoreSize | None = None  # this clone's git store (None when git could not say)
     packed: dict[str, Any] | None = None  # the last maintenance (maintenance.json)
+    quarantined: int = 0  # rows the organization answered with `row.quarantined`
 
     def as_json(self) -> dict[str, Any]:
         lease = asdict(self.lease) if self.lease else None
@@ -64,6 +69,7 @@ class Status:
             "nodes": [asdict(n) for n in self.nodes],
             "store": asdict(self.store) if self.store else None,
             "last_packed": self.packed,
+            "quarantined": self.quarantined,
         }
 
 
@@ -85,21 +91,21 @@ def read_lease(
 
 def node_statuses(record: Record) -> dict[str, NodeStatus]:
     nodes: dict[str, NodeStatus] = {}
+    failing: dict[str, dict[str, Any]] = {}  # holder -> a failure not yet followed by a start
     for row in record.rows(kind=NODE_KINDS, key_prefix="node/"):
         holder = row.key.removeprefix("node/")
         node = nodes.setdefault(holder, NodeStatus(holder))
-        if row.kind == "node.started":
+        if row.kind == kinds.NODE_STARTED:
             node.genome, node.started = row.body.get("genome", ""), row.at
             node.work_tree = bool(row.body.get("work_tree"))
             node.memory, node.nerves = row.body.get("memory", ""), row.body.get("nerves", "")
             node.token, node.stopped = row.body.get("token", 0), None
             node.owner = row.body.get("owner") or None
-            if node.build_failed and node.build_failed.get("genome") == node.genome:
-                node.build_failed = None  # that genome has built since
-        elif row.kind == "node.stopped":
+            node.build_failed = failing.pop(holder, None)  # this start's, or none: it built
+        elif row.kind == kinds.NODE_STOPPED:
             node.stopped = {"at": row.at, **row.body}
         else:
-            node.build_failed = {"at": row.at, **row.body}
+            failing[holder] = node.build_failed = {"at": row.at, **row.body}
     return nodes
 
 
@@ -137,6 +143,7 @@ def gather(root: Path, timeout_s: float = 3.0) -> Status:
     except (OSError, subprocess.SubprocessError, ValueError):
         found.store = None
     found.packed = last_run(record.repo.path)
+    found.quarantined = len(quarantined(record).answered)
     return found
 
 
@@ -157,6 +164,14 @@ def render(status: Status) -> list[str]:
         lines.append("no node has run on this record")
     for node in status.nodes:
         lines += [f"node {node.holder}", *("  " + line for line in _node_lines(node))]
+    if status.quarantined:
+        rows = f"{status.quarantined} row{'s' if status.quarantined != 1 else ''}"
+        lines.append(
+            f"quarantined: {rows} the organization could not apply"
+            " (hale dna history --kind row.quarantined)"
+        )
+    else:
+        lines.append("quarantined: none")
     return lines
 
 

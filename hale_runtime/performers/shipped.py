@@ -30,6 +30,7 @@ from hale_runtime.performers.base import (
 )
 from hale_runtime.performers.hookspecs import hookimpl
 from hale_runtime.performers.models import OfflineProvider
+from hale_runtime.record import kinds
 
 FIXED_KINDS = frozenset({"organism", "edit", "human", "person"})
 
@@ -52,7 +53,7 @@ def model_work(work: Work, ctx: Context, prompt: str) -> Answer:
     admission = ctx.admit(work.ceiling_micros)
     if admission.refused:
         return Answer(
-            FAILED, admission.refused, facts=[("budget.refused", {"text": admission.refused})]
+            FAILED, admission.refused, facts=[(kinds.BUDGET_REFUSED, {"text": admission.refused})]
         )
     granted = admission.granted
     price = ctx.provider.price(prompt)
@@ -67,7 +68,7 @@ def model_work(work: Work, ctx: Context, prompt: str) -> Answer:
 
 def answered_from_calls(work: Work) -> Reconciled:
     """A model-backed performer's reconciliation: a recorded call is its answer."""
-    answers = [body.get("answer", "") for kind, body in work.facts if kind == "model.called"]
+    answers = [body.get("answer", "") for kind, body in work.facts if kind == kinds.MODEL_CALLED]
     if answers:
         return Reconciled(ACTED, Answer(SUCCEEDED, answers[-1]))
     return Reconciled(NOT_ACTED)
@@ -82,7 +83,9 @@ class EditorPerformer:
     def deliver(self, work: Work, ctx: Context) -> Answer:
         answer = model_work(work, ctx, f"prepare a mutation for review: {work.objective}")
         if answer.outcome == SUCCEEDED:
-            answer.facts.append(("mutation.prepared", {"review": "pending", "text": answer.detail}))
+            answer.facts.append(
+                (kinds.MUTATION_PREPARED, {"review": "pending", "text": answer.detail})
+            )
         return answer
 
     def reconcile(self, work: Work, ctx: Context) -> Reconciled:
@@ -97,10 +100,10 @@ class PersonPerformer:
 
     def deliver(self, work: Work, ctx: Context) -> Pending:
         case = {"queue": "board", "objective": work.objective, "requires": list(work.requires)}
-        return Pending([("board.case", case)])
+        return Pending([(kinds.BOARD_CASE, case)])
 
     def reconcile(self, work: Work, ctx: Context) -> Reconciled:
-        if any(kind == "board.case" for kind, _ in work.facts):
+        if any(kind == kinds.BOARD_CASE for kind, _ in work.facts):
             return Reconciled(ACTED)  # the case is on the queue; the person answers later
         return Reconciled(NOT_ACTED)
 

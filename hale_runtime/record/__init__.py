@@ -3,7 +3,8 @@
 rec = Record.open(path)                  # the repository at or above path
 rec.append("claim.taken", "plan/i7", {"holder": rec.who, "token": 1})
 rec.append_many([(kind, key, body), ...])  # one commit, all or none
-rec.rows(since=cursor, kind=..., key_prefix=..., stamped_only=..., key=...)
+rec.rows(since=cursor, kind=..., key_prefix=..., stamped_only=..., key=..., poison=False)
+rec.poison_of(row), rec.poison_rows(since)  # rows that do not fit their kind (kinds.py)
 rec.scan(since, kind, ranges)            # the same, yielded a chunk at a time
 rec.under("t7", "/.")                    # a key and every key below it, by the index
 rec.admission(ask), rec.row_at(seq), rec.get(row_id)

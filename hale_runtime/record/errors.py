@@ -1,13 +1,20 @@
-"""The record's one error: a damaged or foreign thing in git, said in one line.
+"""The record's errors, each said in one line: a row refused at the door, and
+a damaged or foreign thing in git.
 
-Verbs turn a RecordError into `hale: <message>` (exit 1); its message never
-spans lines, so libgit2's own text is flattened before it is carried.
+Verbs turn either into `hale: <message>` (exit 1). A RecordError's message
+never spans lines, so libgit2's own text is flattened before it is carried.
 """
 
 from __future__ import annotations
 
+from hale_runtime.errors import HaleRuntimeError, Refused
 
-class RecordError(Exception):
+
+class RowRefused(Refused):
+    """A row that does not fit its kind (record/kinds.py): refused, nothing written."""
+
+
+class RecordError(HaleRuntimeError):
     """The record cannot be read or written as it stands; the message names the ref."""
 
     def __init__(self, message: str):

@@ -12,6 +12,9 @@ index, whatever the record's age.
 It is derived and disposable, like the cache it replaces: only stamped
 commits go in (they never move), a file that does not open, or whose schema
 is another version's, is rebuilt from git, and deleting it loses only time.
+Each row carries the verdict of the table of kinds (`poison`: why it does
+not fit, NULL when it does); the version names that table by a digest of
+kinds.py, so another table's verdicts are never read.
 Several processes share it: SQLite's WAL lets them read while one writes,
 and every write is one transaction that first checks the index still ends
 where the writer thinks it does (`extend`), so two writers never interleave
@@ -24,16 +27,19 @@ the cut when they next read (`holds`).
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from hale_runtime.record import kinds
 from hale_runtime.record.errors import RecordError
 from hale_runtime.record.row import Row, canonical
 
-VERSION = "hale-record-index 1"
+TABLE = hashlib.sha256(Path(kinds.__file__).read_bytes()).hexdigest()[:16]
+VERSION = f"hale-record-index 2 {TABLE}"
 NAME = "record.index"
 BUSY_MS = 30_000
 CHUNK = 4096  # rows fetched at a time by a scan
@@ -48,8 +54,9 @@ CREATE TABLE IF NOT EXISTS commits (
 CREATE TABLE IF NOT EXISTS rows (
     seq INTEGER PRIMARY KEY, id BLOB NOT NULL UNIQUE, kind TEXT NOT NULL,
     key TEXT NOT NULL, at INTEGER NOT NULL, who TEXT NOT NULL, clone TEXT NOT NULL,
-    body TEXT NOT NULL);
+    body TEXT NOT NULL, poison TEXT);
 CREATE INDEX IF NOT EXISTS rows_by_key ON rows (key, seq);
+CREATE INDEX IF NOT EXISTS poison_by_seq ON rows (seq) WHERE poison IS NOT NULL;
 CREATE INDEX IF NOT EXISTS rows_by_kind ON rows (kind, seq);
 CREATE INDEX IF NOT EXISTS admissions_by_ask ON rows (json_extract(body, '$.ask'))
     WHERE kind = 'workflow.admitted';
@@ -174,10 +181,14 @@ class Index:
         upto: int,
         kinds: Sequence[str] | None = None,
         ranges: Sequence[tuple[str, str | None]] = (),
+        poison: bool = False,
     ) -> Iterator[Row]:
         """Rows with since < seq <= upto in chain order; only `kinds` when given,
-        only keys within one of `ranges` ([low, high), high None: no bound above)."""
+        only keys within one of `ranges` ([low, high), high None: no bound above);
+        rows that do not fit their kind only when `poison`."""
         where, args = ["seq > ?", "seq <= ?"], [since, upto]
+        if not poison:
+            where.append("poison IS NULL")
         if kinds is not None:
             where.append(f"kind IN ({','.join('?' * len(kinds))})")
             args += kinds
@@ -209,7 +220,8 @@ class Index:
         """The first `workflow.admitted` row whose body's ask is `ask`."""
         sql = (
             f"SELECT {COLUMNS} FROM rows WHERE kind = 'workflow.admitted' "
-            "AND json_extract(body, '$.ask') = ? AND seq <= ? ORDER BY seq LIMIT 1"
+            "AND json_extract(body, '$.ask') = ? AND seq <= ? AND poison IS NULL "
+            "ORDER BY seq LIMIT 1"
         )
         found = self._q(sql, (ask, upto)).fetchone()
         return _row(found) if found else None
@@ -218,6 +230,21 @@ class Index:
         found = self._q(f"SELECT {COLUMNS} FROM rows WHERE seq = ?", (seq,)).fetchone()
         return _row(found) if found else None
 
+    def poison_of(self, row_id: str, upto: int) -> str:
+        """Why the row does not fit its kind ("" when it does, or is not here)."""
+        sql = "SELECT poison FROM rows WHERE id = ? AND seq <= ?"
+        found = self._q(sql, (bytes.fromhex(row_id), upto)).fetchone()
+        return found[0] or "" if found else ""
+
+    def poison(self, since: int, upto: int) -> Iterator[tuple[Row, str]]:
+        """(row, why) of every row with since < seq <= upto that does not fit its kind."""
+        sql = (
+            f"SELECT {COLUMNS}, poison FROM rows WHERE seq > ? AND seq <= ? "
+            "AND poison IS NOT NULL ORDER BY seq"
+        )
+        for found in self._q(sql, (since, upto)).fetchall():
+            yield _row(found[:-1]), found[-1]
+
     def get(self, row_id: str, upto: int) -> Row | None:
         sql = f"SELECT {COLUMNS} FROM rows WHERE id = ? AND seq <= ?"
         found = self._q(sql, (bytes.fromhex(row_id), upto)).fetchone()
@@ -225,10 +252,17 @@ class Index:
 
     # ---- writing -----------------------------------------------------------------
 
-    def extend(self, held: tuple[int, str], commits: list[Commit], rows: list[Row]) -> None:
-        """Append `commits` (and their `rows`) after the first `held[0]` commits,
-        the last of which is `held[1]`; what the index already holds past
-        there on the same chain is skipped, another chain is cut back."""
+    def extend(
+        self,
+        held: tuple[int, str],
+        commits: list[Commit],
+        rows: list[Row],
+        poison: dict[str, str] | None = None,
+    ) -> None:
+        """Append `commits` (and their `rows`, with `poison`'s verdicts) after the
+        first `held[0]` commits, the last of which is `held[1]`; what the index
+        already holds past there on the same chain is skipped, another chain is
+        cut back."""
         start, last = held
         with self._write():
             if not self.holds(start, last):
@@ -247,9 +281,11 @@ class Index:
                 return
             end = self.end_of(n - 1) if n else 0
             self._cut(n)
-            self._insert(n, end, todo, rows[skip_rows:])
+            self._insert(n, end, todo, rows[skip_rows:], poison or {})
 
-    def _insert(self, n: int, end: int, commits: list[Commit], rows: list[Row]) -> None:
+    def _insert(
+        self, n: int, end: int, commits: list[Commit], rows: list[Row], poison: dict[str, str]
+    ) -> None:
         entries = []
         for hexid, parent, count in commits:
             end += count
@@ -257,12 +293,13 @@ class Index:
             n += 1
         self.db.executemany("INSERT INTO commits VALUES (?, ?, ?, ?)", entries)
         self.db.executemany(
-            "INSERT INTO rows VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO rows VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [
-                (r.seq, bytes.fromhex(r.id), r.kind, r.key, r.at, r.who, r.clone, canonical(r.body))
+                (r.seq, bytes.fromhex(r.id), r.kind, r.key, r.at, r.who, r.clone,
+                 canonical(r.body), poison.get(r.id))
                 for r in rows
             ],
-        )
+        )  # fmt: skip
 
     def cut(self, keep: int) -> None:
         """Forget every commit past the first `keep` (a rewritten chain)."""

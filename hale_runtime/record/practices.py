@@ -13,10 +13,11 @@ import json
 from importlib import metadata
 from typing import Any
 
+from hale_runtime.record import kinds
 from hale_runtime.record.record import Record
 
 FAMILY = "operating"
-REVIEW_OPENED = "review.opened"
+REVIEW_OPENED = kinds.REVIEW_OPENED
 
 # the optimize pass's cadence; key order and separators are part of the receipt
 OPTIMIZE_SCHEDULE = json.dumps(

@@ -21,6 +21,13 @@ returns only once its rows are on disk, and before the ref shows them to
 anyone, unless HALE_DNA_DURABILITY=relaxed (tests and benches only). The
 first read of a Record recovers journalled rows a power loss took from the
 chain.
+
+Each row is checked against its kind (kinds.py) as it joins the chain, and
+one that does not fit is *poison*: it keeps its place (its seq), but reads
+leave it out unless asked (`poison=True`), so no reader applies it;
+`poison_of` says why, `poison_rows` lists them. A line that is no row at
+all is read as a `row.unreadable` row, poison too. The verdicts move into
+the index with their rows.
 """
 
 from __future__ import annotations
@@ -34,12 +41,13 @@ import pygit2
 
 from hale_runtime import durability
 from hale_runtime.gc_pause import collector_paused
+from hale_runtime.record import kinds as row_kinds
 from hale_runtime.record import loose, receipts, store
 from hale_runtime.record.errors import RecordError
 from hale_runtime.record.identity import Clock, clone_id, default_who, wall_clock
 from hale_runtime.record.index import Commit, Index, IndexFailed, key_ranges, prefix_range
 from hale_runtime.record.journal import Journal
-from hale_runtime.record.row import Row, decode_line, new_row
+from hale_runtime.record.row import Row, decode_line, new_row, read_line
 
 if TYPE_CHECKING:
     from hale_runtime.record.sync import SyncReport
@@ -82,6 +90,7 @@ class Record:
         self._ends: list[int] = []  # rows in the chain up to and including each tail commit
         self._rows: list[Row] = []
         self._ids: dict[str, int] = {}  # tail row id -> seq
+        self._poison: dict[str, str] = {}  # tail row id -> why it does not fit its kind
 
     @classmethod
     def open(
@@ -102,15 +111,17 @@ class Record:
         key_prefix: str | None = None,
         stamped_only: bool = False,
         key: str | None = None,
+        poison: bool = False,
     ) -> list[Row]:
         """Rows after cursor `since` (a seq), in chain order, optionally filtered:
-        by kind, by the text a key starts with, or by one exact key."""
+        by kind, by the text a key starts with, or by one exact key; rows that
+        do not fit their kind only when `poison`."""
         ranges: list[tuple[str, str | None]] = []
         if key is not None:
             ranges.append((key, key + "\x00"))
         elif key_prefix:
             ranges.append(prefix_range(key_prefix))
-        return list(self.scan(since, kind, ranges, stamped_only))
+        return list(self.scan(since, kind, ranges, stamped_only, poison=poison))
 
     def under(
         self,
@@ -131,10 +142,11 @@ class Record:
         ranges: Ranges = (),
         stamped_only: bool = False,
         until: int | None = None,
+        poison: bool = False,
     ) -> Iterator[Row]:
         """Rows after `since` (and up to `until`) in chain order, yielded as read
         (a fold over a long record holds one chunk at a time); `ranges` are
-        [low, high) of keys."""
+        [low, high) of keys; rows that do not fit their kind only when `poison`."""
         self.refresh()
         kinds = None if kind is None else ([kind] if isinstance(kind, str) else list(kind))
         end = self.stamped_count() if stamped_only else self._count_rows()
@@ -142,9 +154,12 @@ class Record:
             end = min(end, until)
         base_rows = self._base[1]
         if since < base_rows and self._index is not None:
-            yield from self._index.scan(since, min(end, base_rows), kinds, ranges)
+            yield from self._index.scan(since, min(end, base_rows), kinds, ranges, poison)
         first = max(since, base_rows) - base_rows
         tail = self._rows[first : max(end - base_rows, 0)]
+        if self._poison and not poison:
+            bad = self._poison
+            tail = [r for r in tail if r.id not in bad]
         if kinds is not None:
             wanted = set(kinds)
             tail = [r for r in tail if r.kind in wanted]
@@ -161,6 +176,27 @@ class Record:
         """How many rows, from the start of the chain, the remote holds (all with no remote)."""
         held = self._stamped_commits()
         return self._end(held - 1) if held else 0
+
+    def poison_of(self, row: Row) -> str:
+        """Why `row` does not fit its kind ("" when it does, or is not in the chain)."""
+        self.refresh()
+        if row.id in self._ids:
+            return self._poison.get(row.id, "")
+        if self._index is not None and self._base[1]:
+            return self._index.poison_of(row.id, self._base[1])
+        return ""
+
+    def poison_rows(self, since: int = 0, until: int | None = None) -> Iterator[tuple[Row, str]]:
+        """(row, why) of every row after `since` (up to `until`) that does not fit its kind."""
+        self.refresh()
+        base_rows = self._base[1]
+        end = self._count_rows() if until is None else min(until, self._count_rows())
+        if since < base_rows and self._index is not None:
+            yield from self._index.poison(since, min(end, base_rows))
+        for row in self._rows[max(since, base_rows) - base_rows : max(end - base_rows, 0)]:
+            why = self._poison.get(row.id)
+            if why:
+                yield row, why
 
     def get(self, row_id: str) -> Row | None:
         """The row with this id, if the chain holds it."""
@@ -184,8 +220,9 @@ class Record:
             if found is not None:
                 return found
         for row in self._rows:
-            if row.kind == "workflow.admitted" and row.body.get("ask") == ask:
-                return row
+            if row.kind == row_kinds.WORKFLOW_ADMITTED and row.body.get("ask") == ask:
+                if row.id not in self._poison:
+                    return row
         return None
 
     def row_at(self, seq: int) -> Row | None:
@@ -236,7 +273,7 @@ class Record:
                     self._journal.write(text)  # durable from here, before the ref shows it
                     store.pause_for_tests(oid, store.JOURNALLED_PAUSE_ENV)
                 if store.move_ref(self.repo, store.RECORD_REF, tip, oid, durable=False):
-                    self._add(str(oid), str(tip) if tip else None, new)
+                    self._add(str(oid), str(tip) if tip else None, new, checked=True)
                     self._tip = oid
                     self._persist()
                     if self.durable and self._journal.full():
@@ -299,8 +336,10 @@ class Record:
         return at
 
     def rows_past(self, position: int | None) -> list[Row]:
-        """The rows of the commits after the one at `position` (None: every row)."""
-        return list(self.scan(self.rows_through(position) if position is not None else 0))
+        """The rows of the commits after the one at `position` (None: every row),
+        poison included."""
+        since = self.rows_through(position) if position is not None else 0
+        return list(self.scan(since, poison=True))
 
     def rows_through(self, position: int) -> int:
         """How many rows the chain holds up to and including the commit at `position`."""
@@ -418,6 +457,7 @@ class Record:
     def _reset(self) -> None:
         """Forget the chain and read the index afresh."""
         self._commits, self._pos, self._ends, self._rows, self._ids = [], {}, [], [], {}
+        self._poison = {}
         if self._index is not None:
             self._index.close()
         self._load()
@@ -433,11 +473,13 @@ class Record:
             self._index.cut(keep)
             self._base = (keep, self._index.end_of(keep - 1) if keep else 0, last)
             self._commits, self._pos, self._ends, self._rows, self._ids = [], {}, [], [], {}
+            self._poison = {}
         else:
             t = keep - base_commits
             kept_rows = self._ends[t - 1] - base_rows if t else 0
             for row in self._rows[kept_rows:]:
                 del self._ids[row.id]
+                self._poison.pop(row.id, None)
             for commit in self._commits[t:]:
                 del self._pos[commit[0]]
             del self._rows[kept_rows:], self._commits[t:], self._ends[t:]
@@ -446,7 +488,7 @@ class Record:
 
     def _add_text(self, hexid: str, parent: str | None, text: str) -> None:
         base = self._count_rows()
-        decoded = [decode_line(line, 0, store.RECORD_REF) for line in text.split("\n")[:-1]]
+        decoded = [read_line(line, 0, store.RECORD_REF) for line in text.split("\n")[:-1]]
         # not splitlines above: JSON leaves U+2028 raw
         known = self._known(r.id for r in decoded)
         new: list[Row] = []
@@ -457,11 +499,17 @@ class Record:
                 new.append(_new(Row, (*row[:7], base + len(new) + 1)))
         self._add(hexid, parent, new)
 
-    def _add(self, hexid: str, parent: str | None, new: list[Row]) -> None:
+    def _add(self, hexid: str, parent: str | None, new: list[Row], checked: bool = False) -> None:
+        """Join a commit's rows to the chain; unless `checked` (written here, so
+        checked at the door), each is checked against its kind."""
         self._pos[hexid] = self._count_commits()
         self._commits.append((hexid, parent or "", len(new)))
         for row in new:
             self._ids[row.id] = row.seq
+            if not checked:
+                why = row_kinds.check_row(*row[:6])
+                if why:
+                    self._poison[row.id] = why
         self._rows.extend(new)
         self._ends.append(self._count_rows())
 
@@ -492,12 +540,14 @@ class Record:
         if not force and upto < PERSIST_BACKLOG and rows < PERSIST_ROWS:
             return
         try:
-            self._index.extend((base_commits, base_hex), self._commits[:upto], self._rows[:rows])
+            moving = self._rows[:rows]
+            self._index.extend((base_commits, base_hex), self._commits[:upto], moving, self._poison)
         except IndexFailed:
             self._writable = self._index.holds(base_commits, base_hex)
             return  # cut under us: the next refresh reads afresh; else stop writing it
         for row in self._rows[:rows]:
             del self._ids[row.id]
+            self._poison.pop(row.id, None)
         for commit in self._commits[:upto]:
             del self._pos[commit[0]]
         self._base = (base_commits + upto, self._ends[upto - 1], self._commits[upto - 1][0])

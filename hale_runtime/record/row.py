@@ -16,13 +16,22 @@ import re
 from json.encoder import c_make_encoder, encode_basestring
 from typing import Any, NamedTuple
 
-from hale_runtime.record.errors import RecordError
+from hale_runtime.record import kinds
+from hale_runtime.record.errors import RecordError, RowRefused
 
 FIELDS = ("at", "body", "clone", "id", "key", "kind", "who")
+MAX_LINE = 4 << 20  # characters of one stored row: a longer one is refused, or read as unreadable
+# a NUL, or half of a surrogate pair, escaped in the JSON (an even run of backslashes before
+# it is text, not an escape): memory and the nerves cannot carry either, so no row holds one
+_UNCARRIED = re.compile(r"(?<!\\)(?:\\\\)*\\u(?:0000|[dD][89a-fA-F][0-9a-fA-F]{2})")
+
+
+def uncarried(text: str) -> bool:
+    """Whether JSON text escapes a NUL or a surrogate (which no store here can hold)."""
+    return "\\u" in text and _UNCARRIED.search(text) is not None
+
+
 _FIELD_SET = frozenset(FIELDS)
-
-
-_KIND = re.compile(r"\S+")
 
 
 def _not_json(value: Any) -> Any:
@@ -71,24 +80,6 @@ _new = tuple.__new__  # builds a Row from a full tuple, skipping NamedTuple's ar
 _SCALARS = frozenset({str, int, float, bool, type(None)})
 
 
-_KINDS_SEEN: set[str] = set()  # kinds already found well formed (a handful, repeated)
-
-
-def _check(kind: str, key: str, body: Any, who: str, at: Any, clone: str) -> None:
-    if type(kind) is not str or kind not in _KINDS_SEEN:
-        if type(kind) is not str or not _KIND.fullmatch(kind):
-            raise ValueError(f"a row's kind is a dotted word, not {kind!r}")
-        _KINDS_SEEN.add(kind)
-    if type(key) is not str or "\n" in key:
-        raise ValueError(f"a row's key is one line of text, not {key!r}")
-    if type(body) is not dict:
-        raise ValueError("a row's body is a JSON object")
-    if type(at) is not int or at < 0:
-        raise ValueError(f"a row's time is UTC milliseconds, not {at!r}")
-    if type(who) is not str or type(clone) is not str:
-        raise ValueError("a row's who and clone are text")
-
-
 def _parts(kind: str, key: str, body_json: str, who: str, at: int, clone: str) -> tuple[str, str]:
     """(content, line-after-id): the canonical text around the `id` member."""
     text = encode_basestring  # a str's canonical JSON, non-ASCII kept
@@ -105,18 +96,23 @@ def make_row(kind: str, key: str, body: dict[str, Any], who: str, at: int, clone
 def new_row(
     kind: str, key: str, body: dict[str, Any], who: str, at: int, clone: str
 ) -> tuple[Row, str]:
-    """(a new row with seq 0, its stored line), computed together so JSON is encoded once."""
-    _check(kind, key, body, who, at, clone)
+    """(a new row with seq 0, its stored line), computed together so JSON is encoded once;
+    RowRefused, naming the kind and why, when it does not fit its kind (record/kinds.py)."""
+    why = kinds.check_row(kind, key, body, who, at, clone)
+    if why:
+        raise RowRefused(f"a {kinds.shown(kind)} row is refused: {why}")
     flat = True
     for name, value in body.items():
         if type(name) is not str:
-            raise ValueError(f"a row's body has text keys, not {name!r}")
+            raise RowRefused(f"a row's body has text keys, not {name!r}")
         if type(value) not in _SCALARS:
             flat = False
     try:
         body_json = canonical(body)
     except (TypeError, ValueError) as exc:
-        raise ValueError(f"a row's body must be JSON: {exc}") from exc
+        raise RowRefused(f"a row's body must be JSON: {exc}") from exc
+    if uncarried(body_json):
+        raise RowRefused("a row's text holds no NUL character")
     # the row keeps its own copy, exactly as a reader will decode it
     copy = dict(body) if flat else json.loads(body_json)
     head = f'{{"at":{at},"body":{body_json},"clone":{encode_basestring(clone)}'
@@ -124,7 +120,12 @@ def new_row(
         f'"key":{encode_basestring(key)},"kind":{encode_basestring(kind)},'
         f'"who":{encode_basestring(who)}}}'
     )
-    digest = hashlib.sha256(f"{head},{tail}".encode()).hexdigest()
+    if len(head) + len(tail) > MAX_LINE:
+        raise RowRefused(f"a row is at most {MAX_LINE} characters as stored")
+    try:
+        digest = hashlib.sha256(f"{head},{tail}".encode()).hexdigest()
+    except UnicodeEncodeError as exc:
+        raise RowRefused(f"a row is UTF-8 text, and this one has {exc.reason}") from exc
     return _new(Row, (kind, key, copy, who, at, clone, digest, 0)), f'{head},"id":"{digest}",{tail}'
 
 
@@ -136,9 +137,13 @@ def encode_line(row: Row) -> str:
 
 def decode_line(line: str, seq: int, where: str) -> Row:
     """A stored line back to a Row, its id verified; `where` names the ref for errors."""
+    if len(line) > MAX_LINE:
+        raise RecordError(f"{where}: a row is longer than {MAX_LINE} characters")
+    if uncarried(line):
+        raise RecordError(f"{where}: a row holds a NUL or half a surrogate pair")
     try:
         obj = json.loads(line)
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:
         raise RecordError(f"{where}: a row is not JSON ({exc})") from exc
     if not isinstance(obj, dict) or obj.keys() != _FIELD_SET:
         raise RecordError(f"{where}: a row does not have the record's fields")
@@ -148,6 +153,23 @@ def decode_line(line: str, seq: int, where: str) -> Row:
     content = line[:cut] + "," + line[cut + len(marker) :] if cut >= 0 else ""
     if cut < 0 or hashlib.sha256(content.encode()).hexdigest() != digest:
         raise RecordError(f"{where}: a row's id does not match its content")
-    return Row(
-        obj["kind"], obj["key"], obj["body"], obj["who"], obj["at"], obj["clone"], digest, seq
+    kind, key, body, who, at, clone = (
+        obj[f] for f in ("kind", "key", "body", "who", "at", "clone")
     )
+    if type(body) is not dict or type(at) is not int:
+        raise RecordError(f"{where}: a row's body is not an object or its time not a number")
+    if not all(type(text) is str for text in (kind, key, who, clone)):
+        raise RecordError(f"{where}: a row's kind, key, who or clone is not text")
+    return Row(kind, key, body, who, at, clone, digest, seq)
+
+
+def read_line(line: str, seq: int, where: str) -> Row:
+    """`decode_line`, except that a line which is no row is read as a `row.unreadable`
+    row (its id the SHA-256 of the line): a foreign line is poison, never fatal."""
+    try:
+        return decode_line(line, seq, where)
+    except RecordError as error:
+        digest = hashlib.sha256(line.encode("utf-8", "surrogatepass")).hexdigest()
+        why = str(error).removeprefix(f"{where}: ")
+        body = {"why": why, "line": line[:200]}
+        return Row(kinds.ROW_UNREADABLE, "", body, "", 0, "", digest, seq)

@@ -37,7 +37,8 @@ import pygit2
 from hale_runtime import durability
 from hale_runtime.record import receipts, store
 from hale_runtime.record.errors import RecordError
-from hale_runtime.record.row import decode_line, encode_line
+from hale_runtime.record.kinds import ROW_UNREADABLE
+from hale_runtime.record.row import encode_line, read_line
 
 if TYPE_CHECKING:
     from hale_runtime.record.record import Record
@@ -168,11 +169,12 @@ def _replay(record: Record, ours: pygit2.Oid, theirs: pygit2.Oid) -> pygit2.Oid:
     base_hex = str(base) if base is not None else None
     where = tracking_ref(record.remote() or "remote")
     found, _ = store.walk_back(repo, theirs, lambda h: h == base_hex, where)
-    held = {
-        decode_line(line, 0, where).id for _, _, text in found for line in text.split("\n")[:-1]
-    }
+    held = {read_line(line, 0, where).id for _, _, text in found for line in text.split("\n")[:-1]}
     base_at = record.position(base_hex) if base_hex else None
-    pending = [r for r in record.rows_past(base_at) if r.id not in held]
+    # a line that was no row cannot be written again as it was: it stays where it is
+    pending = [
+        r for r in record.rows_past(base_at) if r.id not in held and r.kind != ROW_UNREADABLE
+    ]
     if not pending:
         return theirs
     text = "".join([encode_line(r) + "\n" for r in pending])

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
-from hale_runtime.record import Record, RecordError, Row
+from hale_runtime.record import Record, RecordError, Row, kinds
 from hale_runtime.schedules.listing import fold_of
 from hale_runtime.schedules.terms import Terms
 
@@ -38,7 +38,7 @@ def answer_wait_s() -> float:
 def request(record: Record, terms: Terms) -> Row:
     """Write the request; its row (its key is the request id)."""
     body = {**terms.as_body(), "by": record.who}
-    return record.append("schedule.requested", f"sr-{secrets.token_hex(6)}", body)
+    return record.append(kinds.SCHEDULE_REQUESTED, f"sr-{secrets.token_hex(6)}", body)
 
 
 def sync_quietly(record: Record) -> str:
@@ -62,7 +62,7 @@ def wait_answer(
     """The `schedule.answered` row for the request, or None when none came in time."""
 
     def found() -> Row | None:
-        rows = record.rows(kind="schedule.answered", key_prefix=request_id)
+        rows = record.rows(kind=kinds.SCHEDULE_ANSWERED, key_prefix=request_id)
         return rows[-1] if rows else None
 
     return wait_for(record, found, timeout_s, sleep, monotonic)
@@ -137,10 +137,10 @@ def pause_or_resume(record: Record, id: str, pause: bool) -> tuple[bool, str]:
     if not pause and not held.paused:
         return False, f"schedule {id} is already live (nothing written)"
     if pause:
-        record.append("schedule.paused", id, {"by": record.who})
+        record.append(kinds.SCHEDULE_PAUSED, id, {"by": record.who})
         line = f"schedule {id} paused (schedule.paused; nothing occurs until it is resumed, and nothing is missed)"
     else:
-        record.append("schedule.resumed", id, {"by": record.who})
+        record.append(kinds.SCHEDULE_RESUMED, id, {"by": record.who})
         line = f"schedule {id} resumed (schedule.resumed)"
     sync_quietly(record)
     return True, line

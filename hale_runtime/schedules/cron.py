@@ -18,6 +18,7 @@ milliseconds; an occurrence is a whole minute.
 from __future__ import annotations
 
 import datetime as dt
+import time
 from bisect import bisect_left, bisect_right
 from functools import lru_cache
 
@@ -42,18 +43,25 @@ _ALIASES = {
     "@hourly": "0 * * * *",
 }  # fmt: skip
 FIVE = "a cron has five fields (minute hour day-of-month month weekday)"
+NEVER = f"never occurs: no minute in the next {HORIZON_DAYS // 366} years matches it"
 
 
 class CronError(ValueError):
     """A malformed expression; the message says why."""
 
 
-def check(expr: str) -> str:
-    """Nothing ("") when `expr` is a five-field cron croniter accepts, else why not."""
+def check(expr: str, at: int | None = None) -> str:
+    """Nothing ("") when `expr` is a five-field cron croniter accepts that occurs
+    within HORIZON_DAYS after `at` (now when None), else why not."""
     try:
-        compile_cron(expr)
+        compiled = compile_cron(expr)
     except CronError as e:
         return str(e)
+    at = time.time_ns() // 1_000_000 if at is None else at
+    try:
+        compiled.next_after(at)
+    except (CronError, ValueError, OverflowError, KeyError):  # croniter's own, for `#`/`L`
+        return NEVER
     return ""
 
 
@@ -194,7 +202,7 @@ class Cron:
                 found = self._first_in_day(rest if d == days else 0)
                 if found is not None:
                     return d * DAY + found
-        raise CronError(f"`{self.expr}` never occurs")
+        raise CronError(f"`{self.expr}` {NEVER}")
 
     def latest_at_or_before(self, at: int) -> int:
         """The last matching minute at or before `at` (ms)."""

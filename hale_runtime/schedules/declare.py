@@ -1,8 +1,11 @@
 """Deciding a declaration: the rows it writes and what the asker is told.
 
-A declaration (from a request or a ratified practice) is checked by the
-Scheduler's Hale code. Refused, it is one `schedule.refused` row with the
-reason (and, when nobody holds the convener, the hole). The same terms as
+A declaration (from a request or a ratified practice) is checked first for
+its shape (`terms.shape_refusal`: what the runtime needs to hold it, whatever
+genome runs), then by the Scheduler's Hale code. Refused, it is one
+`schedule.refused` row with the reason (and, when nobody holds the convener,
+the hole), keyed by the schedule's id, or by the request's when that id
+could key no row. The same terms as
 the schedule already holds write nothing; other terms write a new
 `schedule.declared` naming the occurrence it was made at, its cadence and
 the definition's mode, and put the rhythm in memory's graph (a
@@ -15,10 +18,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from hale_runtime.record import kinds
 from hale_runtime.schedules.host import RowItem, ScheduleHost
 from hale_runtime.schedules.scheduler import Scheduler
 from hale_runtime.schedules.state import Fold
-from hale_runtime.schedules.terms import Terms, cadence, occurrence_at, when
+from hale_runtime.schedules.terms import Terms, cadence, occurrence_at, shape_refusal, when
 
 NOBODY = "nobody holds "
 
@@ -51,12 +55,13 @@ def decide(
     source: dict[str, Any],
 ) -> Decision:
     """Check `terms` and say which rows declaring them writes."""
-    why = scheduler.refusal(host, terms)
+    why = shape_refusal(terms, now, inputs=False) or scheduler.refusal(host, terms)
     if why:
         body: dict[str, Any] = {**terms.as_body(), "reason": why, **source}
         if why.startswith(NOBODY):
             body["hole"] = why[len(NOBODY) :].split(": ", 1)[0]
-        return Decision(False, why, rows=[("schedule.refused", terms.id, body)])
+        key = str(source.get("request", "")) if kinds.ID(terms.id) else terms.id
+        return Decision(False, why, rows=[(kinds.SCHEDULE_REFUSED, key, body)])
     held = fold.schedules.get(terms.id)
     if held is not None and held.terms.same(terms):
         return Decision(True, unchanged=True)
@@ -67,7 +72,7 @@ def decide(
         "mode": "overlap" if host.overlaps(terms.definition) else "skip",
         **source,
     }
-    return Decision(True, rows=[("schedule.declared", terms.id, body)])
+    return Decision(True, rows=[(kinds.SCHEDULE_DECLARED, terms.id, body)])
 
 
 def put_rhythm(memory: Any, terms: Terms) -> None:

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from hale_runtime.record import kinds
 from hale_runtime.schedules import cron
 from hale_runtime.schedules.terms import stamp
 from hale_runtime.toolchain import toolchain_root
@@ -155,7 +156,7 @@ class ScheduleHost:
 
     def skipped(self, schedule: str, at: int, open: str) -> None:
         body = {"occurrence": at, "at": stamp(at), "open": open}
-        self.rows.append(("schedule.skipped", schedule, body))
+        self.rows.append((kinds.SCHEDULE_SKIPPED, schedule, body))
 
     def missed(self, schedule: str, first: int, last: int, count: int) -> None:
         body = {
@@ -165,7 +166,7 @@ class ScheduleHost:
             "from": stamp(first),
             "to": stamp(last),
         }
-        self.rows.append(("schedule.missed", schedule, body))
+        self.rows.append((kinds.SCHEDULE_MISSED, schedule, body))
 
 
 def is_holder(who: str, holder: str) -> bool:

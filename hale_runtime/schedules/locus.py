@@ -10,6 +10,10 @@ engine admits an ask once, so an occurrence asked twice, or again after a
 restart, is one execution. `on_schedule_requested` answers a relayed
 `schedule.requested` once, under the request's id.
 
+A row the locus cannot fold or hold (terms that cannot stand, or anything
+that raises while it takes the row in) changes nothing here and is kept in
+`poison`, for the organization to quarantine (`take_poison`).
+
 The locus also carries out the Board's decisions (ratify.py): an approving
 `review.decided` it reads is admitted as a `practice-ratify` execution
 under `review:<k-id>` on its tick, and the engine's organism performer is
@@ -23,7 +27,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from hale_runtime.record import Record, Row
+from hale_runtime.errors import one_line
+from hale_runtime.record import Record, Row, kinds
 from hale_runtime.schedules.declare import decide, put_rhythm
 from hale_runtime.schedules.host import ScheduleHost
 from hale_runtime.schedules.ratify import approved
@@ -32,7 +37,7 @@ from hale_runtime.schedules.state import Fold, ScheduleState
 from hale_runtime.schedules.terms import Terms, ask_id, stamp
 from hale_runtime.seen import Seen
 
-ANSWERED = "schedule.answered"
+ANSWERED = kinds.SCHEDULE_ANSWERED
 
 
 class SchedulerLocus:
@@ -54,6 +59,7 @@ class SchedulerLocus:
         self.host = ScheduleHost(catalog, memory, self._admit, self._is_open)
         self.admitted = 0
         self.to_ratify: list[str] = []
+        self.poison: dict[str, tuple[str, str]] = {}  # row id -> (kind, why)
         self._perform_ratify()
         self.rebuild(resume)
 
@@ -90,7 +96,7 @@ class SchedulerLocus:
                 self.answered.add(row.key)
             elif approved(row):
                 self.to_ratify.append(row.key)
-        for s in self.fold.schedules.values():
+        for s in list(self.fold.schedules.values()):
             self._hold(s)
 
     def snapshot(self) -> dict[str, Any]:
@@ -103,7 +109,18 @@ class SchedulerLocus:
 
     def _hold(self, s: ScheduleState) -> None:
         overlap = self.host.overlaps(s.terms.definition)
-        self.scheduler.hold(s.terms, overlap, s.floor, s.paused, s.last_task)
+        try:
+            self.scheduler.hold(s.terms, overlap, s.floor, s.paused, s.last_task)
+        except Exception as error:  # terms the Scheduler cannot hold: never ticked
+            self.poison[s.declared_id] = (kinds.SCHEDULE_DECLARED, one_line(error))
+            self.scheduler.pause(s.terms.id)  # what it held before, if anything: due no more
+
+    def take_poison(self) -> dict[str, tuple[str, str]]:
+        """The rows found poison since the last call: row id -> (kind, why)."""
+        found = {**self.fold.poison, **self.poison}
+        self.fold.poison.clear()
+        self.poison.clear()
+        return found
 
     def catch_up(self) -> None:
         """Read to the record's tip (before a checkpoint)."""
@@ -113,7 +130,10 @@ class SchedulerLocus:
         """Take in the rows appended since the last read."""
         for row in self.record.scan(self.cursor):
             self.cursor = row.seq
-            self._take(row)
+            try:
+                self._take(row)
+            except Exception as error:  # input: the locus goes on without it
+                self.poison[row.id] = (row.kind, one_line(error))
 
     def _take(self, row: Row) -> None:
         changed = self.fold.apply(row)
@@ -123,11 +143,11 @@ class SchedulerLocus:
             self.to_ratify.append(row.key)
         elif changed is None:
             return
-        elif row.kind == "schedule.declared":
+        elif row.kind == kinds.SCHEDULE_DECLARED:
             self._hold(self.fold.schedules[changed])
-        elif row.kind == "schedule.paused":
+        elif row.kind == kinds.SCHEDULE_PAUSED:
             self.scheduler.pause(changed)
-        elif row.kind == "schedule.resumed":
+        elif row.kind == kinds.SCHEDULE_RESUMED:
             self.scheduler.resume(changed, row.at)
 
     # ---- ticking -------------------------------------------------------------------
@@ -154,7 +174,7 @@ class SchedulerLocus:
         result = self.engine.admit_from(self.catalog, terms.definition, ask, terms.convener, inputs)
         if result.refused:
             body = {"occurrence": at, "at": stamp(at), "ask": ask, "reason": result.refused}
-            self.host.rows.append(("schedule.failed", schedule, body))
+            self.host.rows.append((kinds.SCHEDULE_FAILED, schedule, body))
             return f"refused: {result.refused}"
         self.admitted += 1
         return result.task
@@ -178,9 +198,9 @@ class SchedulerLocus:
     def _refuse_ratifications(self, refused: list[tuple[str, str]]) -> None:
         """A decision the engine would not admit is said as a row, once: the
         Board sees why its practice was not ratified."""
-        said = {r.key for r in self.record.rows(kind="practice.refused")}
+        said = {r.key for r in self.record.rows(kind=kinds.PRACTICE_REFUSED)}
         rows = [
-            ("practice.refused", key, {"definition": "practice-ratify", "reason": why})
+            (kinds.PRACTICE_REFUSED, key, {"definition": "practice-ratify", "reason": why})
             for key, why in refused
             if key not in said
         ]

@@ -29,26 +29,26 @@ from hale_runtime.performers import (
     hookimpl,
 )
 from hale_runtime.performers.shipped import OrganismPerformer
-from hale_runtime.record import Record
+from hale_runtime.record import Record, kinds
 
 WALK = "/walk/"
-FACTS = ("org.reviewed", "optimize.refused")
+FACTS = (kinds.ORG_REVIEWED, kinds.OPTIMIZE_REFUSED)
 SIGNALS = {
-    "schedule.missed": "occurrences missed",
-    "schedule.skipped": "occurrences skipped",
-    "schedule.failed": "occurrences refused at admission",
-    "reply.refused": "replies refused",
-    "effect.unresolved": "effects unresolved",
-    "budget.exhausted": "budget windows exhausted",
-    "node.build_failed": "genomes that did not build",
+    kinds.SCHEDULE_MISSED: "occurrences missed",
+    kinds.SCHEDULE_SKIPPED: "occurrences skipped",
+    kinds.SCHEDULE_FAILED: "occurrences refused at admission",
+    kinds.REPLY_REFUSED: "replies refused",
+    kinds.EFFECT_UNRESOLVED: "effects unresolved",
+    kinds.BUDGET_EXHAUSTED: "budget windows exhausted",
+    kinds.NODE_BUILD_FAILED: "genomes that did not build",
 }
 
 
 def signals(record: Record) -> dict[str, int]:
     """The record's structural signals, by name."""
     counts: Counter[str] = Counter()
-    for row in record.rows(kind=(*SIGNALS, "workflow.settled")):
-        if row.kind == "workflow.settled":
+    for row in record.rows(kind=(*SIGNALS, kinds.WORKFLOW_SETTLED)):
+        if row.kind == kinds.WORKFLOW_SETTLED:
             counts["executions failed"] += row.body.get("outcome") == "failed"
         else:
             counts[SIGNALS[row.kind]] += int(row.body.get("count", 1))
@@ -59,7 +59,7 @@ def walk(record: Record, work: Work, ctx: Context) -> Answer:
     """One optimize pass."""
     admission = ctx.admit(work.ceiling_micros)
     if admission.refused:
-        fact = ("optimize.refused", {"why": admission.refused})
+        fact = (kinds.OPTIMIZE_REFUSED, {"why": admission.refused})
         return Answer(FAILED, f"optimize refused: {admission.refused}", facts=[fact])
     seen = signals(record)
     shown = ", ".join(f"{n} {name}" for name, n in seen.items())
@@ -74,7 +74,7 @@ def walk(record: Record, work: Work, ctx: Context) -> Answer:
     body: dict[str, Any] = {"proposal": None if clean else text, "signals": seen}
     detail = "the state is clean" if clean else f"proposed: {text}"
     return Answer(
-        SUCCEEDED, detail, calls=[call], grant=admission.granted, facts=[("org.reviewed", body)]
+        SUCCEEDED, detail, calls=[call], grant=admission.granted, facts=[(kinds.ORG_REVIEWED, body)]
     )
 
 

@@ -28,6 +28,7 @@ def plug(org: Any) -> SchedulerLocus:
         engine = Engine(
             org.record, org.memory, Performers(plugin_manager(OptimizePlugin(org.record)))
         )
+        org.appliers.append(engine)
     else:
         inner = engine.performers.by_kind.get("organism")
         engine.performers.by_kind["organism"] = OptimizeOrganism(org.record, inner)
@@ -52,4 +53,5 @@ def plug(org: Any) -> SchedulerLocus:
 
     org.dispatcher.on("ScheduleRequested", requested)
     org.tickers.append(tick)
+    org.appliers.append(locus)
     return locus

@@ -25,7 +25,7 @@ import json
 from typing import Any
 
 from hale_runtime.performers import ACTED, NOT_ACTED, SUCCEEDED, Answer, Context, Reconciled, Work
-from hale_runtime.record import Record
+from hale_runtime.record import Record, kinds
 from hale_runtime.schedules.review import DECIDED, RATIFIED, Review, ratified, reviews
 
 DEFINITION = "practice-ratify"
@@ -47,7 +47,7 @@ def review_of(record: Record, attempt: str) -> Review | None:
     from hale_runtime.engine import ids
 
     task = ids.root_of(attempt)
-    admitted = record.rows(kind="workflow.admitted", key=task)
+    admitted = record.rows(kind=kinds.WORKFLOW_ADMITTED, key=task)
     ask = str(admitted[-1].body.get("ask", "")) if admitted else ""
     if not ask.startswith(ASK):
         return None

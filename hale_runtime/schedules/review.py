@@ -18,9 +18,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from hale_runtime.record import Record
+from hale_runtime.record import Record, kinds
 
-OPENED, DECIDED, RATIFIED = "review.opened", "review.decided", "practice.ratified"
+OPENED, DECIDED, RATIFIED = kinds.REVIEW_OPENED, kinds.REVIEW_DECIDED, kinds.PRACTICE_RATIFIED
 CUT = 72  # characters of a practice's text the listing shows
 
 

@@ -12,7 +12,10 @@ The fold reads rows in chain order, so it serves the listing on any clone
 and the Scheduler's rebuild alike. The occurrences already admitted are kept
 as one compact `Seen` of their asks, and a task leaves `task_of` once it
 settles, so a schedule that has run a million times costs what one that ran
-once does. `snapshot`/`restore` make it a checkpoint's plain data.
+once does. `snapshot`/`restore` make it a checkpoint's plain data. A
+`schedule.declared` whose terms cannot stand (`terms.shape_refusal`, at the
+row's own time), or any row whose folding raises, changes nothing and is
+kept in `poison` for the organization to quarantine.
 """
 
 from __future__ import annotations
@@ -21,18 +24,19 @@ from collections.abc import Iterable
 from dataclasses import astuple, dataclass
 from typing import Any
 
-from hale_runtime.record import Row
-from hale_runtime.schedules.terms import Terms, occurrence_at, parse_ask
+from hale_runtime.errors import one_line
+from hale_runtime.record import Row, kinds
+from hale_runtime.schedules.terms import Terms, occurrence_at, parse_ask, shape_refusal
 from hale_runtime.seen import Seen
 
 KINDS = (
-    "schedule.declared",
-    "schedule.paused",
-    "schedule.resumed",
-    "schedule.skipped",
-    "schedule.missed",
-    "workflow.admitted",
-    "workflow.settled",
+    kinds.SCHEDULE_DECLARED,
+    kinds.SCHEDULE_PAUSED,
+    kinds.SCHEDULE_RESUMED,
+    kinds.SCHEDULE_SKIPPED,
+    kinds.SCHEDULE_MISSED,
+    kinds.WORKFLOW_ADMITTED,
+    kinds.WORKFLOW_SETTLED,
 )
 
 
@@ -47,6 +51,7 @@ class ScheduleState:
     missed: int = 0
     last_task: str = ""
     last_open: bool = False
+    declared_id: str = ""  # the row whose terms hold
 
 
 class Fold:
@@ -57,6 +62,7 @@ class Fold:
         self.task_of: dict[str, str] = {}  # open task -> schedule id, for settlements
         self.occurrences = Seen()  # the asks of every occurrence admitted
         self.seq = 0
+        self.poison: dict[str, tuple[str, str]] = {}  # row id -> (kind, why): not folded
 
     def snapshot(self) -> dict[str, Any]:
         """The fold as plain data (a checkpoint's part)."""
@@ -86,15 +92,25 @@ class Fold:
         """Fold one row; the id of the schedule it changed, if any."""
         self.seq = max(self.seq, row.seq)
         handler = _HANDLERS.get(row.kind)
-        return handler(self, row) if handler else None
+        if handler is None:
+            return None
+        try:
+            return handler(self, row)
+        except Exception as error:  # input: changes nothing, quarantined
+            self.poison[row.id] = (row.kind, one_line(error))
+            return None
 
     def _declared(self, row: Row) -> str:
         terms = Terms.from_body(row.body)
+        why = shape_refusal(terms, row.at)
+        if why or terms.id != row.key:
+            raise ValueError(why or f"it declares {terms.id!r} under the key {row.key!r}")
         floor = int(row.body.get("occurrence", occurrence_at(terms, row.at)))
         s = self.schedules.get(row.key)
         if s is None:
             s = self.schedules[row.key] = ScheduleState(terms)
         s.terms, s.declared_seq, s.floor = terms, row.seq, max(floor, s.floor)
+        s.declared_id = row.id
         return row.key
 
     def _paused(self, row: Row) -> str | None:
@@ -150,11 +166,11 @@ class Fold:
 
 
 _HANDLERS = {
-    "schedule.declared": Fold._declared,
-    "schedule.paused": Fold._paused,
-    "schedule.resumed": Fold._resumed,
-    "schedule.skipped": Fold._skipped,
-    "schedule.missed": Fold._missed,
-    "workflow.admitted": Fold._admitted,
-    "workflow.settled": Fold._settled,
+    kinds.SCHEDULE_DECLARED: Fold._declared,
+    kinds.SCHEDULE_PAUSED: Fold._paused,
+    kinds.SCHEDULE_RESUMED: Fold._resumed,
+    kinds.SCHEDULE_SKIPPED: Fold._skipped,
+    kinds.SCHEDULE_MISSED: Fold._missed,
+    kinds.WORKFLOW_ADMITTED: Fold._admitted,
+    kinds.WORKFLOW_SETTLED: Fold._settled,
 }

@@ -6,6 +6,13 @@ UTC time in ISO 8601 (`2026-11-30T02:00Z`, with seconds or milliseconds
 only when the step needs them), so `sched:<id>@<time>` reads as it is and
 parses back. A declaration or a resume names the occurrence it was made at
 (`occurrence_at`): the interval step or the minute holding that moment.
+
+`shape_refusal` is what every declaration must be before the Scheduler's
+own checks are asked, whatever genome runs: an id that can key a row, one
+cadence, an interval the tick can keep (a node ticks once a second), a
+cron that occurs, inputs that are a JSON object. The verb asks it before it
+writes a request, the organization before it declares, and the fold of
+`schedule.declared` rows before it holds one (a row that fails it is poison).
 """
 
 from __future__ import annotations
@@ -17,6 +24,8 @@ from functools import lru_cache
 from typing import Any
 
 MINUTE = 60_000
+TICK_MS = 1_000  # a node ticks once a second: no shorter interval can be kept
+MAX_SCHEDULE_ID = 128  # so `sched:<id>@<time>` stays an id (record/kinds.py)
 ASK_PREFIX = "sched:"
 UNITS = (("d", 86_400_000), ("h", 3_600_000), ("m", 60_000), ("s", 1_000))
 
@@ -63,11 +72,53 @@ class Terms:
         )
 
 
-def _args(text: str) -> object:
+def _args(text: object) -> object:
+    if not isinstance(text, str):
+        return text
     try:
         return json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         return text
+
+
+def shape_refusal(terms: Terms, at: int, inputs: bool = True) -> str:
+    """Why `terms` cannot stand whatever the catalog and the graph say, or "";
+    the inputs are looked at only when `inputs` (the Scheduler says more of them)."""
+    from hale_runtime.record.kinds import ID, shown
+    from hale_runtime.schedules.cron import check
+
+    if not terms.id:
+        return "the schedule id is empty"
+    if ID(terms.id) or len(terms.id) > MAX_SCHEDULE_ID:
+        return (
+            f"the schedule id is one line of printable text, at most {MAX_SCHEDULE_ID} "
+            f"characters, and {shown(terms.id)} is not"
+        )
+    if "@" in terms.id or " " in terms.id:
+        return f"the schedule id `{terms.id}` has @ or a space"
+    if terms.every_ms == 0 and not terms.cron:
+        return (
+            "it names neither an interval (--every MS) nor a cron (--cron EXPR); give exactly one"
+        )
+    if terms.every_ms != 0 and terms.cron:
+        return "it names both an interval and a cron; give exactly one"
+    if terms.every_ms < 0:
+        return f"an interval is a positive number of milliseconds, and {terms.every_ms} is not"
+    if not terms.cron and terms.every_ms < TICK_MS:
+        return (
+            f"an interval is at least {TICK_MS} ms (a node ticks once a second), "
+            f"and {terms.every_ms} ms could not be kept"
+        )
+    why = check(terms.cron, at) if terms.cron else ""
+    if why:
+        return (
+            f"the cron `{terms.cron}` {why}"
+            if why.startswith("never")
+            else (f"the cron `{terms.cron}` is malformed: {why}")
+        )
+    if inputs and not isinstance(_args(terms.args), dict):
+        return f"the inputs are a JSON object, and {shown(terms.args)} is not"
+    return ""
 
 
 def cadence(terms: Terms) -> str:

@@ -21,11 +21,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from hale_runtime.record import Row
+from hale_runtime.record import Row, kinds
 from hale_runtime.schedules.state import Fold
 from hale_runtime.schedules.terms import ask_id, parse_ask, stamp
 
-TICK_KINDS = frozenset({"schedule.skipped", "schedule.missed", "schedule.failed"})
+TICK_KINDS = frozenset({kinds.SCHEDULE_SKIPPED, kinds.SCHEDULE_MISSED, kinds.SCHEDULE_FAILED})
 TICK_SLACK_MS = 1000  # a tick's rows are written within this much of one another
 MAX_FRAMES = 20_000
 MAX_REPR = 240
@@ -175,7 +175,7 @@ def is_tick_row(row: Row) -> bool:
     if row.kind in TICK_KINDS:
         return True
     return (
-        row.kind == "workflow.admitted"
+        row.kind == kinds.WORKFLOW_ADMITTED
         and "parent" not in row.body
         and (parse_ask(str(row.body.get("ask", ""))) is not None)
     )
@@ -199,9 +199,9 @@ class ReplayHost:
     """Answers the Scheduler from the record as it stood before the tick."""
 
     def __init__(self, rows: Sequence[Row], before: int):
-        self.asks = {r.body["ask"]: r.key for r in rows if r.kind == "workflow.admitted"
+        self.asks = {r.body["ask"]: r.key for r in rows if r.kind == kinds.WORKFLOW_ADMITTED
                      and "ask" in r.body}  # fmt: skip
-        self.settled = {r.key for r in rows[:before] if r.kind == "workflow.settled"}
+        self.settled = {r.key for r in rows[:before] if r.kind == kinds.WORKFLOW_SETTLED}
 
     def admit(self, schedule: str, at: int) -> str:
         return self.asks.get(ask_id(schedule, at), "t? (not in the record)")
@@ -217,7 +217,7 @@ def replay_tick(rows: Sequence[Row], index: int, scheduler: Any, cap: int = MAX_
 
     before, now = tick_of(rows, index)
     fold = Fold().apply_all(rows[:before])
-    modes = {r.key: r.body.get("mode") for r in rows[:before] if r.kind == "schedule.declared"}
+    modes = {r.key: r.body.get("mode") for r in rows[:before] if r.kind == kinds.SCHEDULE_DECLARED}
     scheduler.state = scheduler.program.call(scheduler.entry, "new_scheduler")
     for sid, s in fold.schedules.items():
         scheduler.hold(s.terms, modes.get(sid) == "overlap", s.floor, s.paused, s.last_task)

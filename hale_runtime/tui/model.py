@@ -23,17 +23,17 @@ from hale_runtime.engine import ids
 from hale_runtime.engine.budget import DAY_MS, Budget, BudgetPolicy
 from hale_runtime.engine.state import State, Unit
 from hale_runtime.gc_pause import collector_paused
-from hale_runtime.record import Row
+from hale_runtime.record import Row, kinds
 from hale_runtime.schedules.state import KINDS as SCHEDULE_KINDS
 from hale_runtime.schedules.state import Fold, ScheduleState
 from hale_runtime.schedules.terms import parse_ask
 from hale_runtime.tui.timetravel import TimeMachine
 from hale_runtime.tui.tree import TreeLine, tree_lines
 
-OUTCOME_KINDS = frozenset({"attempt.outcome", "work.settled", "workflow.settled"})
+OUTCOME_KINDS = frozenset({kinds.ATTEMPT_OUTCOME, kinds.WORK_SETTLED, kinds.WORKFLOW_SETTLED})
 FAILURE_KINDS = frozenset(
-    {"schedule.failed", "schedule.refused", "reply.refused", "budget.refused",
-     "budget.exhausted", "effect.unresolved"}
+    {kinds.SCHEDULE_FAILED, kinds.SCHEDULE_REFUSED, kinds.REPLY_REFUSED, kinds.BUDGET_REFUSED,
+     kinds.BUDGET_EXHAUSTED, kinds.EFFECT_UNRESOLVED}
 )  # fmt: skip
 
 
@@ -145,7 +145,7 @@ class DebugModel:
             row = self.rows[i]
             root = row.key.split("/", 1)[0].split(".", 1)[0]
             group = roots.get(root)
-            if group is None and row.kind == "workflow.admitted" and "plan" in row.body:
+            if group is None and row.kind == kinds.WORKFLOW_ADMITTED and "plan" in row.body:
                 group, seqs[root] = roots.setdefault(root, []), []
             if group is not None:
                 group.append(row)
@@ -153,7 +153,7 @@ class DebugModel:
             if row.kind in sched:
                 self._sched_rows.append(row)
                 self._sched_idx.append(i)
-            elif row.kind == "model.called" or row.kind == "budget.exhausted":
+            elif row.kind == kinds.MODEL_CALLED or row.kind == kinds.BUDGET_EXHAUSTED:
                 self._index_budget(i, row)
         if self.filters.active:
             admits = self.filters.admits
@@ -163,7 +163,7 @@ class DebugModel:
         return len(self.rows) - start
 
     def _index_budget(self, i: int, row: Row) -> None:
-        if row.kind == "model.called":
+        if row.kind == kinds.MODEL_CALLED:
             day = row.at // DAY_MS  # a window is whole days: one label a day, computed once
             window = self._windows.get(day)
             if window is None:
@@ -376,7 +376,7 @@ def schedule_of(row: Row | None) -> str | None:
         return None
     if row.kind.startswith("schedule."):
         return row.key
-    if row.kind == "workflow.admitted":
+    if row.kind == kinds.WORKFLOW_ADMITTED:
         parsed = parse_ask(str(row.body.get("ask", "")))
         return parsed[0] if parsed else None
     return None

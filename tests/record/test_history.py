@@ -69,10 +69,10 @@ def test_history_on_a_damaged_record_is_one_line(filled: Record, project: Path) 
 def test_a_key_prefix_matches_whole_segments(record: Record, project: Path, monkeypatch) -> None:
     record.append_many(
         [
-            ("workflow.admitted", "t1", {}),
+            ("task.born", "t1", {}),
             ("step.registered", "t1/wf1/s0", {}),
-            ("workflow.admitted", "t1.s0.b", {}),
-            ("workflow.admitted", "t10", {}),
+            ("task.born", "t1.s0.b", {}),
+            ("task.born", "t10", {}),
             ("step.registered", "t10/wf1/s0", {}),
         ]
     )

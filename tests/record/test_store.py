@@ -40,8 +40,8 @@ def test_a_batch_is_one_commit_and_a_fresh_reader_sees_it(record: Record, projec
 
 def test_a_body_with_line_separators_stays_one_row(record: Record, project: Path) -> None:
     body = {"text": "a\u2028b\u2029c\x85d\re\nf"}
-    record.append("a.b", "k\u2028", body)
-    assert [(r.key, r.body) for r in Record.open(project).rows()] == [("k\u2028", body)]
+    record.append("a.b", "k", body)
+    assert [(r.key, r.body) for r in Record.open(project).rows()] == [("k", body)]
 
 
 def test_the_same_row_twice_is_one_row(project: Path) -> None:

@@ -1,0 +1,126 @@
+"""Poison quarantined: each row the organization cannot apply answered by one row.
+
+A row is poison when it does not fit its kind (the record marks it as it
+reads it: `Record.poison_of`), or when applying it raised anywhere: the
+engine's fold, the Scheduler, the intake, the settler, the projection.
+Poison is never obeyed (readers skip what does not fit; a part whose
+application raised skips that row) and never fatal: the organization
+answers it with one `row.quarantined <row id> {"kind", "why"}` and goes on.
+The row itself stays in the record, which is append-only.
+
+`Quarantined` is the fold: fed every row in chain order (poison included),
+it knows which rows are poison and which a `row.quarantined` row already
+answers, so a restart writes nothing twice. `Quarantine` is the writer the
+organization ticks: parts report what raised (`report`), and `write`
+answers every poison row not yet answered. The host keeps one too, for
+what its projection could not apply (`find=False`: the rows that do not
+fit their kind are the organization's to answer). Over a shared record two
+organizations may find the same row; the one whose claim
+`quarantine/<row id>` lands in memory syncs, looks again, and writes. The
+claim is left to expire and no claim row is written: nothing but the one
+`row.quarantined` is written for a poison row.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from typing import Any
+
+from hale_runtime.record import Record, Row
+from hale_runtime.record.kinds import ROW_QUARANTINED, shown
+
+CLAIM_TTL_S = 300.0
+
+
+class Quarantined:
+    """Which rows are poison and which are answered, folded from the record."""
+
+    def __init__(self) -> None:
+        self.answered: dict[str, str] = {}  # row id -> the kind its row.quarantined names
+        self.waiting: dict[str, tuple[str, str]] = {}  # row id -> (kind, why), unanswered
+
+    def fold(self, row: Row, why: str) -> None:
+        """One row of the chain, and why it does not fit its kind ("" when it does)."""
+        if why:
+            self.report(row.id, row.kind, why)
+        elif row.kind == ROW_QUARANTINED:
+            self.answered[row.key] = str(row.body.get("kind", ""))
+            self.waiting.pop(row.key, None)
+
+    def report(self, row_id: str, kind: Any, why: str) -> None:
+        """A row found poison (its application raised, or it does not fit)."""
+        if row_id not in self.answered and row_id not in self.waiting:
+            self.waiting[row_id] = (kind if isinstance(kind, str) else shown(kind), why)
+
+
+def quarantined(record: Record) -> Quarantined:
+    """The fold over the whole record (what `hale dna status` counts)."""
+    q = Quarantined()
+    fold(q, record, 0, record.cursor(), find=True)
+    return q
+
+
+def fold(q: Quarantined, record: Record, since: int, until: int, find: bool) -> None:
+    """Fold the rows after `since` up to `until`: the poison ones (when `find`),
+    then the answers, read by kind through the record's index."""
+    if find:
+        for row, why in record.poison_rows(since, until):
+            q.fold(row, why)
+    for row in record.scan(since, ROW_QUARANTINED, until=until):
+        q.fold(row, "")
+
+
+class Quarantine:
+    """The organization's writer of `row.quarantined` rows."""
+
+    def __init__(
+        self,
+        record: Record,
+        memory: Any,
+        holder: str,
+        sync: Callable[[Record], Any] | None = None,
+        say: Callable[[str], None] | None = None,
+        find: bool = True,
+    ):
+        self.record, self.memory, self.holder, self.find = record, memory, holder, find
+        self.sync = sync or (lambda _record: None)
+        self.say = say or (lambda line: print(f"hale: {line}", file=sys.stderr, flush=True))
+        self.fold = Quarantined()
+        self.cursor = 0
+
+    def read(self) -> None:
+        """Fold the rows appended since the last read."""
+        end = self.record.cursor()
+        fold(self.fold, self.record, self.cursor, end, self.find)
+        self.cursor = end
+
+    def report(self, row_id: str, kind: Any, why: str) -> None:
+        self.fold.report(row_id, kind, why)
+
+    def holds(self, row_id: str) -> bool:
+        """Whether the row is poison already found, answered or not."""
+        return row_id in self.fold.answered or row_id in self.fold.waiting
+
+    def write(self) -> int:
+        """Answer every poison row not answered yet; how many this writer answered."""
+        self.read()
+        written = 0
+        for row_id, (kind, why) in list(self.fold.waiting.items()):
+            if self._answer(row_id, kind, why):
+                written += 1
+        return written
+
+    def _answer(self, row_id: str, kind: str, why: str) -> bool:
+        if self.memory is not None:
+            if self.memory.take(f"quarantine/{row_id}", self.holder, CLAIM_TTL_S) is None:
+                return False  # another organization answers it
+            self.sync(self.record)
+            self.read()
+            if row_id in self.fold.answered:
+                return False
+        self.record.append(ROW_QUARANTINED, row_id, {"kind": kind, "why": why})
+        self.say(f"quarantined row {row_id[:12]} ({kind}): {why}")
+        self.read()
+        self.sync(self.record)
+        return True

@@ -1,0 +1,415 @@
+"""Every row kind the runtime writes or reads: its key's form, its body's fields.
+
+Any clone, any leg and any person can append a row, so a row is input and
+is checked at both doors against one table (`KINDS`):
+
+- writing: `Record.append_many` refuses a row that does not fit its kind
+  (`RowRefused`, with nothing written), so no verb, head or organization
+  writes one;
+- reading: the record marks each row it decodes that does not fit as
+  poison; readers never see it (`Record.rows`), and the organization
+  answers it with one `row.quarantined` row (node/quarantine.py).
+
+Every row, whatever its kind, has an envelope: its kind is one word with no
+space or control character, its key is an id, its body a JSON object. An id
+is one line with no control character, at most `MAX_ID` characters. A
+number is a number: an integer within 64 bits, never a boolean and never a
+string of digits. A body may carry fields the table does not name (a newer
+hale may add some); the fields it names must be there when required and of
+their type when present. A kind the table does not name is checked for its
+envelope only: the record may hold rows of parts this hale does not run,
+and nothing here applies them.
+
+A checker is a function from a value to why it does not fit ("" when it
+does), phrased to follow the field's name: ` is a whole number, not 'lots'`,
+`[0].micros is …`, ` lacks outcome`. `check` puts the name in front.
+
+Adding a kind is one entry: the constant that writers and readers use is
+what `kind(...)` returns, e.g.
+`THING_NOTED = kind("thing.noted", ID, {"n": COUNT}, {"note": TEXT})`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any, NamedTuple
+
+Checker = Callable[[Any], str]
+
+MAX_ID = 512  # characters of a key or an id
+MAX_KIND = 128
+MAX_INT = 2**63  # a number is an integer of 64 bits, as memory's columns hold them
+PLAN_DEPTH = 8  # the engine's limits (docs/engine.md): a plan deeper or wider is not one
+PLAN_STEPS, PLAN_MEMBERS = 32, 32
+
+_KIND = re.compile(r"[^\s\x00-\x1f\x7f-\x9f]+")
+_SPACES = {c: " " for c in (0xA0, 0x1680, *range(0x2000, 0x200B), 0x202F, 0x205F, 0x3000)}
+
+
+def shown(value: Any) -> str:
+    """A value as a refusal quotes it: its repr, on one line, cut at 40 characters."""
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+# ---- checkers ----------------------------------------------------------------------
+
+
+def TEXT(value: Any) -> str:  # noqa: N802 (checkers read as types in the table)
+    return "" if type(value) is str else f" is text, not {shown(value)}"
+
+
+def ID(value: Any) -> str:  # noqa: N802
+    if type(value) is str and len(value) <= MAX_ID and (value.isprintable() or _spaced(value)):
+        return ""
+    if type(value) is not str:
+        return f" is an id (one line of text), not {shown(value)}"
+    if len(value) > MAX_ID:
+        return f" is an id of at most {MAX_ID} characters, not {len(value)}"
+    return f" is an id (one line of printable text), not {shown(value)}"
+
+
+def _spaced(value: str) -> bool:
+    """Printable but for spaces of other widths (isprintable counts only ' ' as one)."""
+    return value.translate(_SPACES).isprintable()
+
+
+def INT(value: Any) -> str:  # noqa: N802
+    if type(value) is not int or not -MAX_INT < value < MAX_INT:
+        return f" is a whole number, not {shown(value)}"
+    return ""
+
+
+def COUNT(value: Any) -> str:  # noqa: N802
+    if type(value) is not int or not 0 <= value < MAX_INT:
+        return f" is a whole number, 0 or more, not {shown(value)}"
+    return ""
+
+
+def NUMBER(value: Any) -> str:  # noqa: N802
+    if type(value) in (int, float) and -MAX_INT < value < MAX_INT:
+        return ""
+    return f" is a number, not {shown(value)}"
+
+
+def BOOL(value: Any) -> str:  # noqa: N802
+    return "" if type(value) is bool else f" is true or false, not {shown(value)}"
+
+
+def OBJECT(value: Any) -> str:  # noqa: N802
+    return "" if type(value) is dict else f" is a JSON object, not {shown(value)}"
+
+
+def ANY(value: Any) -> str:  # noqa: N802
+    return ""
+
+
+def maybe(inner: Checker) -> Checker:
+    """`inner`, or null."""
+    return lambda value: "" if value is None else inner(value)
+
+
+def one_of(*values: str) -> Checker:
+    def fits(value: Any) -> str:
+        if type(value) is str and value in values:
+            return ""
+        return f" is {' or '.join(values)}, not {shown(value)}"
+
+    return fits
+
+
+def list_of(inner: Checker, most: int = 10_000) -> Checker:
+    def fits(value: Any) -> str:
+        if type(value) is not list:
+            return f" is a list, not {shown(value)}"
+        if len(value) > most:
+            return f" is a list of at most {most}, not {len(value)}"
+        for n, item in enumerate(value):
+            why = inner(item)
+            if why:
+                return f"[{n}]{why}"
+        return ""
+
+    return fits
+
+
+def fields(required: dict[str, Checker], optional: dict[str, Checker] | None = None) -> Checker:
+    """A JSON object with these fields (others may be there too)."""
+    optional = optional or {}
+
+    def fits(value: Any) -> str:
+        if type(value) is not dict:
+            return f" is a JSON object, not {shown(value)}"
+        return _fields_why(value, required, optional, ".")
+
+    return fits
+
+
+def _fields_why(
+    body: dict[str, Any], required: dict[str, Checker], optional: dict[str, Checker], dot: str
+) -> str:
+    for name, fits in required.items():
+        if name not in body:
+            return f" lacks {name}" if dot else f"body lacks {name}"
+        why = fits(body[name])
+        if why:
+            return f"{dot}{name}{why}"
+    for name, fits in optional.items():
+        if name in body:
+            why = fits(body[name])
+            if why:
+                return f"{dot}{name}{why}"
+    return ""
+
+
+def _plan(depth: int) -> Checker:
+    """A plan as the engine writes it in `workflow.admitted` (engine/plan.py)."""
+
+    def member(value: Any) -> str:
+        if type(value) is dict and "child" in value:
+            if depth >= PLAN_DEPTH:
+                return f" nests deeper than {PLAN_DEPTH}"
+            return fields({"key": ID, "child": _plan(depth + 1)})(value)
+        return LEAF(value)
+
+    step = fields({"store": TEXT, "members": list_of(member, PLAN_MEMBERS)})
+    return fields({"id": ID, "rev": INT, "summary": TEXT, "steps": list_of(step, PLAN_STEPS)})
+
+
+LEAF = fields({"key": ID, "objective": TEXT, "requires": list_of(TEXT), "attempts": COUNT})
+PLAN = _plan(1)
+OUTCOME = one_of("succeeded", "failed", "cancelled")
+CALL = fields({}, {"call": TEXT, "model": TEXT, "micros": COUNT, "answer": TEXT})
+
+
+# ---- the table ---------------------------------------------------------------------
+
+
+class Kind(NamedTuple):
+    name: str
+    key: Checker
+    required: dict[str, Checker]
+    optional: dict[str, Checker]
+    whole: Checker | None  # a rule across fields, asked once the fields fit
+
+
+KINDS: dict[str, Kind] = {}
+
+
+def kind(
+    name: str,
+    key: Checker = ID,
+    required: dict[str, Checker] | None = None,
+    optional: dict[str, Checker] | None = None,
+    whole: Checker | None = None,
+) -> str:
+    """Put a kind in the table; its name, for writers and readers to use."""
+    if name in KINDS:
+        raise ValueError(f"row kind {name} is in the table twice")
+    KINDS[name] = Kind(name, key, required or {}, optional or {}, whole)
+    return name
+
+
+def _admitted_whole(body: dict[str, Any]) -> str:
+    """A root names its plan; a child names where it hangs (parent, step, member)."""
+    if "plan" in body:
+        return ""
+    missing = [f for f in ("parent", "step", "member") if f not in body]
+    return f"body lacks plan, or {', '.join(missing)} for a child" if missing else ""
+
+
+# the engine (engine/engine.py, engine/state.py)
+WORKFLOW_ADMITTED = kind(
+    "workflow.admitted",
+    ID,
+    {"definition": TEXT},
+    {"ask": ID, "convener": ID, "inputs": OBJECT, "plan": PLAN, "parent": ID, "step": COUNT,
+     "member": ID},
+    _admitted_whole,
+)  # fmt: skip
+TASK_BORN = kind("task.born", ID, {}, {"summary": TEXT})
+STEP_REGISTERED = kind("step.registered", ID, {}, {"store": TEXT, "members": list_of(ID)})
+ATTEMPT_ADMITTED = kind("attempt.admitted", ID, {"performer": ID})
+ATTEMPT_CLAIMED = kind("attempt.claimed", ID, {}, {"holder": ID, "token": INT})
+ATTEMPT_OUTCOME = kind(
+    "attempt.outcome",
+    ID,
+    {"outcome": OUTCOME, "performer": ID},
+    {"detail": TEXT, "grant_micros": COUNT, "spent_micros": COUNT},
+)
+WORK_SETTLED = kind("work.settled", ID, {"outcome": OUTCOME}, {"attempts": COUNT})
+WORKFLOW_SETTLED = kind("workflow.settled", ID, {"outcome": OUTCOME}, {"reason": TEXT})
+WORKFLOW_CANCELLED = kind("workflow.cancelled", ID, {}, {"by": TEXT})
+EFFECT_UNRESOLVED = kind("effect.unresolved", ID, {}, {"performer": ID, "resolve": TEXT})
+EFFECT_REDELIVERED = kind("effect.redelivered", ID, {}, {"performer": ID})
+REPLY_REFUSED = kind("reply.refused", ID, {}, {"from": TEXT, "admitted_to": TEXT, "why": TEXT})
+MODEL_CALLED = kind(
+    "model.called", ID, {"micros": COUNT}, {"call": TEXT, "model": TEXT, "answer": TEXT}
+)
+BUDGET_EXHAUSTED = kind(
+    "budget.exhausted",
+    ID,
+    {},
+    {"window": ID, "allowance_micros": COUNT, "spent_micros": COUNT, "calls": COUNT},
+)
+BUDGET_REFUSED = kind("budget.refused", ID, {}, {"text": TEXT})
+BOARD_CASE = kind(
+    "board.case", ID, {}, {"objective": TEXT, "queue": TEXT, "requires": list_of(TEXT)}
+)
+MUTATION_PREPARED = kind("mutation.prepared", ID, {}, {"review": TEXT, "text": TEXT})
+LEG_OFFERED = kind("leg.offered", ID, {}, {"objective": TEXT, "requires": list_of(TEXT)})
+
+# asks and legs (asks/, head/)
+INTENT_REQUESTED = kind(
+    "intent.requested",
+    ID,
+    {},
+    {"objective": TEXT, "target": TEXT, "judgment": BOOL, "to": ID, "by": ID, "owner": ID},
+)
+INTENT_OFFERED = kind(
+    "intent.offered",
+    ID,
+    {},
+    {"definition": ID, "planned": BOOL, "kind": TEXT, "class": TEXT, "target": TEXT,
+     "whom": TEXT, "obligation": TEXT, "position": ID, "not_widened": TEXT},
+)  # fmt: skip
+INTENT_REFUSED = kind("intent.refused", ID, {}, {"reason": TEXT})
+ALLOWANCE_REQUESTED = kind("attempt.allowance.requested", ID, {}, {"leg": ID, "token": INT})
+ALLOWANCE_ANSWERED = kind(
+    "attempt.allowance.answered", ID, {}, {"granted": COUNT, "refused": TEXT, "window": TEXT}
+)
+OUTCOME_REQUESTED = kind(
+    "attempt.outcome.requested",
+    ID,
+    {},
+    {"outcome": one_of("succeeded", "failed"), "note": TEXT, "calls": list_of(CALL, 1000),
+     "leg": ID, "token": INT, "resolved_by": ID},
+)  # fmt: skip
+OUTCOME_ANSWERED = kind("attempt.outcome.answered", ID, {}, {"settled": TEXT, "why": TEXT})
+
+# claims, the node, the body (node/, memory)
+CLAIM_TAKEN = kind("claim.taken", ID, {}, {"holder": ID, "token": INT, "until": INT})
+CLAIM_RELEASED = kind("claim.released", ID, {}, {"holder": ID})
+NODE_STARTED = kind(
+    "node.started",
+    ID,
+    {},
+    {"genome": TEXT, "work_tree": BOOL, "memory": TEXT, "nerves": TEXT, "token": INT,
+     "owner": maybe(ID), "pid": INT, "host": TEXT},
+)  # fmt: skip
+NODE_STOPPED = kind("node.stopped", ID, {}, {"code": INT, "reason": TEXT, "genome": TEXT})
+NODE_BUILD_FAILED = kind("node.build_failed", ID, {}, {"genome": TEXT, "error": TEXT})
+NODE_PING_REQUESTED = kind("node.ping.requested", ID)
+NODE_PING_ANSWERED = kind("node.ping.answered", ID, {}, {"by": ID, "request": TEXT})
+RESTART_REQUESTED = kind("restart.requested", ID)
+RESTART_ANSWERED = kind("restart.answered", ID, {}, {"request": TEXT})
+BODY_CLAIMED = kind(
+    "body.claimed",
+    ID,
+    {},
+    {"holder": ID, "token": INT, "until": INT, "from": maybe(TEXT), "forced": BOOL},
+)
+BODY_RELEASED = kind("body.released", ID, {}, {"holder": ID, "token": INT})
+POSITION_FILLED = kind(
+    "position.filled", ID, {}, {"holder": maybe(ID), "owner": ID, "position": ID}
+)
+POSITION_VACATED = kind("position.vacated", ID, {}, {"position": ID})
+DEFINITION_REGISTERED = kind("definition.registered", ID, {}, {"definition": ID})
+
+# schedules, Reviews and practices (schedules/, record/practices.py)
+_TERMS = {"every_ms": INT, "cron": TEXT, "definition": TEXT, "args": ANY, "convener": TEXT}
+SCHEDULE_REQUESTED = kind("schedule.requested", ID, {}, {"id": TEXT, "by": ID, **_TERMS})
+SCHEDULE_ANSWERED = kind(
+    "schedule.answered", ID, {}, {"schedule": TEXT, "declared": BOOL, "why": TEXT,
+                                  "unchanged": BOOL}
+)  # fmt: skip
+SCHEDULE_DECLARED = kind(
+    "schedule.declared",
+    ID,
+    {},
+    {"id": ID, **_TERMS, "cadence": TEXT, "occurrence": INT, "mode": TEXT, "request": ID,
+     "by": ID, "practice": TEXT, "review": TEXT},
+)  # fmt: skip
+SCHEDULE_REFUSED = kind(
+    "schedule.refused",
+    ID,
+    {},
+    {"id": TEXT, **_TERMS, "reason": TEXT, "hole": TEXT, "request": ID, "by": ID},
+)
+SCHEDULE_PAUSED = kind("schedule.paused", ID, {}, {"by": ID})
+SCHEDULE_RESUMED = kind("schedule.resumed", ID, {}, {"by": ID})
+SCHEDULE_RETIRED = kind("schedule.retired", ID, {}, {"convener": ID, "definition": ID})
+SCHEDULE_SKIPPED = kind("schedule.skipped", ID, {}, {"occurrence": INT, "at": TEXT, "open": TEXT})
+SCHEDULE_MISSED = kind(
+    "schedule.missed",
+    ID,
+    {},
+    {"first": INT, "last": INT, "count": COUNT, "from": TEXT, "to": TEXT},
+)
+SCHEDULE_FAILED = kind(
+    "schedule.failed", ID, {}, {"occurrence": INT, "at": TEXT, "ask": TEXT, "reason": TEXT}
+)
+REVIEW_OPENED = kind(
+    "review.opened", ID, {}, {"family": TEXT, "practice": TEXT, "receipt": TEXT, "text": TEXT}
+)
+REVIEW_DECIDED = kind(
+    "review.decided", ID, {}, {"decision": one_of("approved", "rejected"), "by": ID,
+                               "practice": TEXT}
+)  # fmt: skip
+PRACTICE_RATIFIED = kind(
+    "practice.ratified", ID, {}, {"receipt": TEXT, "review": TEXT, "by": ID, "step": TEXT}
+)
+PRACTICE_REFUSED = kind("practice.refused", ID, {}, {"definition": TEXT, "reason": TEXT})
+OPTIMIZE_REFUSED = kind("optimize.refused", ID, {}, {"why": TEXT})
+ORG_REVIEWED = kind("org.reviewed", ID, {}, {"proposal": maybe(TEXT), "signals": OBJECT})
+
+# the record's own
+ROW_QUARANTINED = kind("row.quarantined", ID, {"kind": TEXT, "why": TEXT})
+ROW_UNREADABLE = "row.unreadable"  # what the record calls a line that is no row (never written)
+
+
+# ---- the check ---------------------------------------------------------------------
+
+
+def envelope(kind: Any, key: Any, body: Any) -> str:
+    """Why a row is not one at all, whatever its kind ("" when it is)."""
+    if type(kind) is not str or len(kind) > MAX_KIND or not _KIND.fullmatch(kind):
+        return f"kind is one word with no space, not {shown(kind)}"
+    why = ID(key)
+    if why:
+        return f"key{why}"
+    if type(body) is not dict:
+        return f"body is a JSON object, not {shown(body)}"
+    return ""
+
+
+def check(kind: Any, key: Any, body: Any) -> str:
+    """Why a row with this kind, key and body does not fit the table ("" when it does)."""
+    why = envelope(kind, key, body)
+    if why:
+        return why
+    spec = KINDS.get(kind)
+    if spec is None:
+        return ""
+    why = spec.key(key) if spec.key is not ID else ""
+    if why:
+        return f"key{why}"
+    why = _fields_why(body, spec.required, spec.optional, "")
+    if not why and spec.whole is not None:
+        why = spec.whole(body)
+    return why
+
+
+def check_row(kind: Any, key: Any, body: Any, who: Any, at: Any, clone: Any) -> str:
+    """`check`, and the fields every stored row has: who and clone are ids, at a time."""
+    if kind == ROW_UNREADABLE:
+        return str(body.get("why", "")) if type(body) is dict else "a line that is no row"
+    why = check(kind, key, body)
+    if why:
+        return why
+    if ID(who) or ID(clone):
+        return f"who and clone are ids, not {shown(who)} and {shown(clone)}"
+    if type(at) is not int or not 0 <= at < MAX_INT:
+        return f"at is a time in UTC milliseconds, not {shown(at)}"
+    return ""
