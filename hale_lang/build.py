@@ -130,9 +130,7 @@ def _compile(root: Path, entries: list[str]) -> tuple[Compiled, dict]:
     from .checker import check
 
     program = Loader(root, ParseCache()).load(*entries)
-    diags = list(program.diagnostics)
-    if not any(d.is_error for d in diags):
-        diags += check(program)
+    diags = _in_order(program, program.diagnostics + check(program))  # even with syntax errors
     artifacts = None if any(d.is_error for d in diags) else compile_program(program)
     imports = sorted(
         {
@@ -149,6 +147,18 @@ def _compile(root: Path, entries: list[str]) -> tuple[Compiled, dict]:
         "imports": {i: loader.resolve(i) for i in imports},
     }
     return Compiled(root, entries, diags, artifacts, dict(program.texts)), manifest
+
+
+def _in_order(program, diags: list[Diagnostic]) -> list[Diagnostic]:
+    """Diagnostics file by file (in the checker's order), each file's by position."""
+    order = {path: i for i, path in enumerate(program.modules)}
+
+    def key(d: Diagnostic) -> tuple[int, int, int]:
+        if d.span is None:
+            return (-1, 0, 0)
+        return (order.get(d.span.path, -1), d.span.line, d.span.col)
+
+    return sorted(diags, key=key)
 
 
 # --- the disk cache ----------------------------------------------------------------

@@ -33,7 +33,8 @@ class ParseCache:
         return cls._default
 
     def parse(self, text: str, path: str) -> n.Module:
-        from .parser import parse
+        """The module, with its syntax errors on `errors` (see parser.parse_module)."""
+        from .parser import parse_module as parse
 
         key = (path, hashlib.sha256(text.encode()).hexdigest())
         tree = self._trees.get(key)

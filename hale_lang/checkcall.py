@@ -43,6 +43,8 @@ class CallChecker:
         else:
             self.expr(f)
             return self._not_callable(e, "this expression is not a function")
+        if sym.kind == "broken":  # a syntax error cut it short: reported there
+            return self._failed(e)
         if sym.kind == "fn" or sym.kind == "hostfn":
             f.ref = sym.ref
             self._args(e, sym.params, e.args, show(f), sym.node.params)

@@ -64,6 +64,7 @@ CODES: dict[str, str] = {
     "E0317": "no overload of a prelude function fits the arguments",
     "E0318": "a host value given to a function that turns values into text or JSON",
     "E0319": "an item nested too deeply to check",
+    "E0325": "sorting a list whose elements are not Int or String",
     # warnings
     "W0201": "unused import",
     "W0202": "unreachable statement",

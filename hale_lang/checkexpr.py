@@ -132,6 +132,9 @@ class ExprChecker(CallChecker):
     def _item_value(self, e: n.Name | n.Path, sym: Sym) -> Type:
         """A top-level item used as a value: only constants are values."""
         e.ref = sym.ref
+        if sym.kind == "broken":  # a syntax error cut it short: reported there
+            e.ty = ERROR
+            return ERROR
         if sym.kind == "const":
             t = sym.type
             if t is None:
@@ -252,6 +255,8 @@ class ExprChecker(CallChecker):
             sym = self.env.lookup_path(path, e.span)
             if sym is None:
                 return None
+        if sym.kind == "broken":
+            return None
         if sym.kind != "struct":
             self.msg.not_a_struct("::".join(path), sym.kind, e.span)
             return None

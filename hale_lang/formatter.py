@@ -40,6 +40,8 @@ _BINARY = {
     **dict.fromkeys(("*", "/", "%"), 5),
 }
 _UNARY, _POSTFIX, _ATOM = 6, 7, 8
+_COND = (n.StructLit, n.MapLit)  # literals a condition must parenthesize
+_STMT = (n.MapLit,)  # literals the start of a statement must parenthesize
 
 _ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\t": "\\t", "\r": "\\r", "\0": "\\0"}
 
@@ -309,10 +311,10 @@ class _Printer:
             self.if_stmt(s)
         elif isinstance(s, n.While):
             self.comments_before(_start(s.body))
-            self.block(f"while {self.expr(s.cond, cond=True)} ", s.body, s.span.line)
+            self.block(f"while {self.expr(s.cond, cond=_COND)} ", s.body, s.span.line)
         elif isinstance(s, n.For):
             self.comments_before(_start(s.body))
-            head = f"for {s.name} in {self.expr(s.iterable, cond=True)} "
+            head = f"for {s.name} in {self.expr(s.iterable, cond=_COND)} "
             self.block(head, s.body, s.span.line)
         else:
             self.leaf(s, self.simple_stmt(s))
@@ -326,7 +328,7 @@ class _Printer:
         head, line = "if ", s.span.line
         for i, block in enumerate(blocks):
             if i < len(s.branches):
-                head += self.expr(s.branches[i][0], cond=True) + " "
+                head += self.expr(s.branches[i][0], cond=_COND) + " "
             more = i + 1 < len(blocks)
             self.block(head, block, line, more, chain=len(blocks) > 1)
             if more:
@@ -344,8 +346,8 @@ class _Printer:
         if isinstance(s, n.Assign):
             v = s.value
             if isinstance(v, n.Binary) and v.left is s.target and v.span == s.span:
-                return f"{self.expr(s.target)} {v.op}= {self.expr(v.right)};"
-            return f"{self.expr(s.target)} = {self.expr(v)};"
+                return f"{self.expr(s.target, _STMT)} {v.op}= {self.expr(v.right)};"
+            return f"{self.expr(s.target, _STMT)} = {self.expr(v)};"
         if isinstance(s, n.Return):
             return f"return {self.expr(s.value)};" if s.value is not None else "return;"
         if isinstance(s, n.Break):
@@ -353,7 +355,7 @@ class _Printer:
         if isinstance(s, n.Continue):
             return "continue;"
         if isinstance(s, n.ExprStmt):
-            return f"{self.expr(s.expr)};"
+            return f"{self.expr(s.expr, _STMT)};"
         raise TypeError(f"unknown statement {type(s).__name__}")  # pragma: no cover
 
     # --- types and expressions ------------------------------------------------
@@ -362,10 +364,12 @@ class _Printer:
         args = f"<{', '.join(self.type(a) for a in t.args)}>" if t.args else ""
         return "::".join(t.path) + args
 
-    def expr(self, e: n.Expr, cond: bool = False) -> str:
-        """`e` as source. With `cond` (after `if`, `while`, `in`), a struct or
-        map literal outside any brackets is parenthesized, as the grammar asks."""
-        if cond and isinstance(e, n.StructLit | n.MapLit):
+    def expr(self, e: n.Expr, cond: tuple[type, ...] = ()) -> str:
+        """`e` as source. The literals of the classes in `cond` outside any
+        brackets are parenthesized, as the grammar asks: struct and map
+        literals after `if`, `while`, `in` (_COND), map literals at the start
+        of a statement (_STMT)."""
+        if cond and isinstance(e, cond):
             return f"({self.expr(e)})"
         if isinstance(e, n.Binary):
             level = _BINARY[e.op]
@@ -380,12 +384,12 @@ class _Printer:
             return self.postfix(e, cond)
         return self.atom(e)
 
-    def operand(self, e: n.Expr, min_level: int, cond: bool) -> str:
+    def operand(self, e: n.Expr, min_level: int, cond: tuple[type, ...]) -> str:
         if _level(e) < min_level:
             return f"({self.expr(e)})"
         return self.expr(e, cond)
 
-    def postfix(self, e: n.Expr, cond: bool) -> str:
+    def postfix(self, e: n.Expr, cond: tuple[type, ...]) -> str:
         if isinstance(e, n.Call):
             # `(a.b)(x)` is a call of a field; without parentheses it would
             # read back as the method call `a.b(x)`

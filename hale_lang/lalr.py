@@ -11,7 +11,10 @@ callback for the rule, so placeholders, inlined `_rules` and our transformer
 behave exactly as under `Lark.parse`.
 
 Errors are raised as Lark's UnexpectedToken, which `syntax_errors.py` turns
-into a diagnostic.
+into a diagnostic, unless a recovery is given (`recovery.py`): then the
+driver hands it the stacks and the token stream at each error and goes on
+from the token it returns. The happy path pays nothing for that: recovery
+lives entirely in the branch taken on a missing action.
 """
 
 from __future__ import annotations
@@ -47,16 +50,21 @@ class Driver:
             self.actions[state] = acts
             self.gotos[state] = {s: a for s, (_, a) in gotos.items()}
 
-    def parse(self, tokens: Iterable[Token]) -> Any:
+    def parse(self, tokens: Iterable[Token], recovery: Any = None) -> Any:
         actions, gotos = self.actions, self.gotos
         states, values = [self.start_state], []
-        for tok in _with_end(tokens):
+        stream = _with_end(tokens)
+        for tok in stream:
             kind = tok.type
             while True:
                 try:
                     shift, arg = actions[states[-1]][kind]
                 except KeyError:
-                    raise UnexpectedToken(tok, self.accepts(states)) from None
+                    if recovery is None:
+                        raise UnexpectedToken(tok, self.accepts(states)) from None
+                    tok = recovery.resume(states, values, tok, stream)
+                    kind = tok.type
+                    continue
                 if shift:
                     states.append(arg)
                     values.append(tok)
@@ -80,7 +88,37 @@ class Driver:
         (LALR tables reduce on lookaheads that fail later; those don't count)."""
         return {t for t in self.actions[states[-1]] if self._shifts(list(states), t)}
 
+    def shifts(self, states: list, terminal: str) -> bool:
+        """Would `terminal` be shifted from here, after any reductions?"""
+        return self._shifts(list(states), terminal)
+
+    def shifts_after(self, states: list, first: str, then: str) -> bool:
+        """Would `then` be shifted once `first` had been?"""
+        after = list(states)
+        if not self._shifts(after, first):
+            return False
+        after.append(self.actions[after[-1]][first][1])
+        return self._shifts(after, then)
+
+    def feed(self, states: list, values: list, tok: Token) -> None:
+        """Reduce and shift one token the table accepts here (for recovery;
+        the same steps as `parse`, out of its hot loop)."""
+        while True:
+            shift, arg = self.actions[states[-1]][tok.type]
+            if shift:
+                states.append(arg)
+                values.append(tok)
+                return
+            size, origin, callback = arg
+            children = values[-size:] if size else []
+            if size:
+                del states[-size:]
+                del values[-size:]
+            values.append(children[0] if callback is None else callback(children))
+            states.append(self.gotos[states[-1]][origin])
+
     def _shifts(self, states: list, terminal: str) -> bool:
+        """`shifts`, leaving in `states` the stack just before the shift."""
         while True:
             action = self.actions[states[-1]].get(terminal)
             if action is None:

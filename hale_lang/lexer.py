@@ -9,7 +9,10 @@ COMMENT) are matched here by the same expressions. A NAME that spells a
 keyword becomes that keyword's terminal.
 
 Comments are handed to a callback (the formatter keeps them) and never reach
-the parser.
+the parser. A character no token starts with raises Lark's
+UnexpectedCharacters, or, when the parser recovers from errors, becomes a
+`$BAD` token (a run of such characters, or an unterminated string with the
+rest of its line) that the parser reports and skips.
 """
 
 from __future__ import annotations
@@ -19,6 +22,8 @@ from collections.abc import Callable, Iterator
 
 from lark.exceptions import UnexpectedCharacters
 from lark.lexer import Lexer, Token
+
+BAD = "$BAD"
 
 _PATTERNS = {
     "COMMENT": r"//[^\n]*",
@@ -51,7 +56,7 @@ class HaleLexer(Lexer):
         named = "|".join(f"(?P<{k}>{p})" for k, p in _PATTERNS.items())
         self.master = re.compile(rf"[ \t\r\n]+|{named}|(?P<PUNCT>{punct})")
 
-    def lex(self, text: str) -> Iterator[Token]:
+    def lex(self, text: str, recovering: bool = False) -> Iterator[Token]:
         match = self.master.match
         literals, keywords = self.literals, self.keywords
         new_token = Token._future_new  # Token() without its keyword-argument shim
@@ -60,7 +65,17 @@ class HaleLexer(Lexer):
             m = match(text, pos)
             if m is None:
                 col = pos - line_start + 1
-                raise UnexpectedCharacters(text, pos, line, col)
+                if not recovering:
+                    raise UnexpectedCharacters(text, pos, line, col)
+                nxt = pos + 1
+                if text[pos] == '"':  # unterminated: the string runs to the end of the line
+                    nxt = text.find("\n", pos)
+                    nxt = end if nxt < 0 else nxt
+                while nxt < end and text[nxt] != '"' and match(text, nxt) is None:
+                    nxt += 1  # a run of unreadable characters is one error
+                yield new_token(BAD, text[pos:nxt], pos, line, col, line, col + nxt - pos, nxt)
+                pos = nxt
+                continue
             kind, value, nxt = m.lastgroup, m.group(), m.end()
             col = pos - line_start + 1
             if kind is None:  # whitespace
@@ -80,6 +95,19 @@ class HaleLexer(Lexer):
                 else:
                     yield tok
             pos = nxt
+
+    def count(self, text: str, start: int, end: int, limit: int) -> int:
+        """How many tokens `text[start:end]` holds, counting up to `limit`."""
+        match, pos, k = self.master.match, start, 0
+        while pos < end and k < limit:
+            m = match(text, pos)
+            if m is None:
+                k, pos = k + 1, pos + 1
+                continue
+            if m.lastgroup is not None and m.lastgroup != "COMMENT":
+                k += 1
+            pos = m.end()
+        return k
 
 
 def _alternatives(term) -> list[str]:

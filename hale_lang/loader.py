@@ -14,9 +14,10 @@ The same check guards every file the loader or the build cache reads.
 Modules are loaded depth-first;
 an import that reaches a module still being loaded is a cycle, reported at
 the import that closes it with the whole chain. Every module that loads is
-kept, so one run reports every syntax error in every file. A loader given
-`texts` reads those modules from them instead of their files (a language
-server's unsaved editor buffers).
+kept, even one with syntax errors (the parser recovers from them), so one
+run reports every syntax error in every file and still checks what parsed.
+A loader given `texts` reads those modules from them instead of their files
+(a language server's unsaved editor buffers).
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from pathlib import Path
 
 from . import nodes as n
 from .cache import ParseCache
-from .diagnostics import Diagnostic, HaleError, SourceMap
+from .diagnostics import Diagnostic, SourceMap
 from .resources import stdlib_dir
 
 STDLIB_DIR = stdlib_dir().resolve()
@@ -82,11 +83,8 @@ class Loader:
             return
         program.texts[path] = text
         program.sources.add(path, text)
-        try:
-            module = self.cache.parse(text, path)
-        except HaleError as e:
-            program.diagnostics.extend(e.diagnostics)
-            return
+        module = self.cache.parse(text, path)  # kept with its syntax errors, if any
+        program.diagnostics.extend(module.errors)
         stack.append(path)
         aliases: dict[str, str] = {}
         for item in module.items:
@@ -174,15 +172,25 @@ def _bad_import(item: n.Import, refused: str | None) -> Diagnostic:
             "E0104",
             f'import path "{item.path}" {refused}',
             item.span,
-            help="an import names a module under the genome root, or `std/…` in the "
-            "standard library, by a relative path without `.` or `..`",
+            help="an import names a module by its path from the genome root, "
+            "without an empty, `.` or `..` part",
         )
+    if item.path.startswith(STD_PREFIX):
+        return Diagnostic("E0102", f'no module at "{item.path}"', item.span, help=_std_help())
     return Diagnostic(
         "E0102",
         f'no module at "{item.path}"',
         item.span,
         help=f"an import names `{item.path}.hl` or `{item.path}/mod.hl` under the genome root",
     )
+
+
+def _std_help() -> str:
+    """What the standard library holds: its modules are the only `std/` names to offer."""
+    names = sorted(f"`std/{p.stem}`" for p in STDLIB_DIR.glob("*.hl"))
+    if not names:
+        return "the standard library has no modules: its functions are the prelude's, in every module without an import"
+    return f"the standard library's modules are {', '.join(names)}"
 
 
 def _cycle(item: n.Import, stack: list[str], target: str) -> Diagnostic:

@@ -14,7 +14,9 @@ from collections.abc import Iterable, Sequence
 
 from . import nodes as n
 from .diagnostics import Diagnostic, Span, did_you_mean
-from .types import INT, JSON, STRING, Prim, Type
+from .types import ERROR, INT, JSON, STRING, Prim, Type
+
+_ERROR_SHOWN = str(ERROR)
 
 
 def a(t: Type) -> str:
@@ -62,6 +64,8 @@ class Messages:
         self.diags = diags
 
     def error(self, code: str, message: str, span: Span | None, help: str | None = None) -> None:
+        if _ERROR_SHOWN in message:  # a type holding ERROR: a mistake already reported
+            return
         self.diags.append(Diagnostic(code, message, span, help))
 
     def warn(self, code: str, message: str, span: Span | None, help: str | None = None) -> None:
@@ -277,7 +281,24 @@ class Messages:
             f"{shown} takes {want}{more} argument{'s' * (arities != [1] or bool(more))} "
             f"but {were(given)}",
             span,
-            f"its signature is `{sigs[0].text}`" if len(sigs) == 1 else None,
+            f"its signature is `{sigs[0].shown()}`" if len(sigs) == 1 else None,
+        )
+
+    def format_arity(self, holes: int, given: int, span: Span) -> None:
+        self.error(
+            "E0303",
+            f"`format`'s template has {holes} `{{}}` but "
+            f"{plural(given, 'argument')} follow{'s' * (given == 1)} it",
+            span,
+            "each `{}` takes the next argument; write `{{` and `}}` for braces",
+        )
+
+    def unordered(self, t: Type, span: Span) -> None:
+        self.error(
+            "E0325",
+            f"cannot sort {a(t)}",
+            span,
+            "only lists of Int or of String can be sorted",
         )
 
     def receiver_mismatch(self, shown: str, want: Type, got: Type, span: Span) -> None:
@@ -297,7 +318,8 @@ class Messages:
         self.error("E0318", f"{a(t)} holds a host value, which has no text or JSON form", span)
 
     def no_method(self, method: str, t: Type, help: str | None, span: Span) -> None:
-        self.error("E0206", f"no method `{method}` on `{t}`", span, help)
+        shown = str(t).replace(_ERROR_SHOWN, "_")  # methods depend on the kind alone
+        self.error("E0206", f"no method `{method}` on `{shown}`", span, help)
 
     # --- access and operators -----------------------------------------------------
 

@@ -23,7 +23,10 @@ from . import nodes as n
 from .resolver import contains_host
 from .types import (
     ERROR,
+    INT,
+    JSON,
     PRIMITIVES,
+    STRING,
     VOID,
     ListType,
     MapType,
@@ -46,6 +49,14 @@ class NativeSig:
         self.name, self.text, self.variadic = name, sig, variadic
         self.params, self.ret = parse_sig(sig)
         self.ref = n.Ref("native", name=name, overload=index)
+
+    def shown(self) -> str:
+        """The signature as it is called: a method's without its receiver,
+        `String.replace(String, String) -> String`."""
+        if "." not in self.name:
+            return self.text
+        ret = "" if self.ret is VOID else f" -> {self.ret}"
+        return f"{self.name}({', '.join(str(p) for p in self.params[1:])}){ret}"
 
 
 _TOKEN = re.compile(r"\s*([A-Za-z_]\w*|[<>,()]|->)")
@@ -201,6 +212,7 @@ def check_native(
     else:
         e.ref = chosen.ref
     _rest(chk, chosen, binding, args, types, receiver is not None)
+    _known_misuse(chk, e, chosen, args, receiver)
     ret = subst(chosen.ret, binding) or ERROR
     e.ty = ret
     if f is not None:
@@ -225,6 +237,32 @@ def _rest(chk: BodyChecker, sig: NativeSig, b, args, types, method: bool) -> Non
         for a, t in zip(args, types[off:], strict=True):
             if t is not None and contains_host(t, chk.envs):
                 chk.msg.host_to_text(t, a.span)
+
+
+def _known_misuse(chk: BodyChecker, e, sig: NativeSig, args, receiver: Type | None) -> None:
+    """What would fail at run time whatever the values: a `format` whose
+    literal template and arguments disagree, sorting what has no order."""
+    if sig.name == "format" and args and args[0].__class__ is n.StrLit:
+        holes = format_holes(args[0].value)
+        if holes != len(args) - 1:
+            chk.msg.format_arity(holes, len(args) - 1, e.span)
+    elif sig.name == "List.sorted" and receiver.__class__ is ListType:
+        if receiver.elem not in (INT, STRING, JSON, ERROR):  # Json is checked when it runs
+            chk.msg.unordered(receiver, e.span)
+
+
+def format_holes(template: str) -> int:
+    """How many `{}` a `format` template has (`{{` and `}}` are braces), read
+    as stdlib.prelude's `_format` reads it."""
+    holes = i = 0
+    while i < len(template):
+        two = template[i : i + 2]
+        if two in ("{{", "}}", "{}"):
+            holes += two == "{}"
+            i += 2
+        else:
+            i += 1
+    return holes
 
 
 def _no_overload(chk: BodyChecker, e, f, sigs, args, types, method: bool) -> Type:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .diagnostics import Span
+from .diagnostics import Diagnostic, Span
 from .types import Type
 
 
@@ -305,6 +305,14 @@ class HostTypeDecl(Item):
 
 
 @dataclass(slots=True, eq=False)
+class BrokenItem(Item):
+    """An item a syntax error cut short (or ran through). Its name is still
+    declared, so its uses are not reported again: each is `ERROR`."""
+
+    kind: str  # what it was: fn, const, struct, hostfn, hosttype, import
+
+
+@dataclass(slots=True, eq=False)
 class Comment:
     """A `//` comment, kept for the formatter."""
 
@@ -314,8 +322,11 @@ class Comment:
 
 @dataclass(slots=True, eq=False)
 class Module:
-    """One `.hl` file. `path` is relative to the genome root (or `std/…`)."""
+    """One `.hl` file. `path` is relative to the genome root (or `std/…`).
+    `errors` are its syntax errors, all of them; with any, the items that
+    contain one are `BrokenItem`s."""
 
     path: str
     items: list[Item]
     comments: list[Comment] = field(default_factory=list)
+    errors: list[Diagnostic] = field(default_factory=list)

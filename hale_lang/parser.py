@@ -6,8 +6,11 @@ grammar keeps every token, and each node's span runs from its first token to
 its last, which is cheaper than Lark's propagate_positions.
 
 A syntax error is reported with the token it stopped at, what was expected
-in plain words, and, for the common slips, a hint. Parsed modules are cached
-by content hash (see `cache.py`), so an unchanged file is never parsed twice.
+in plain words, and, for the common slips, a hint; then the parser recovers
+(`recovery.py`) and goes on, so one parse reports every syntax error of a
+file. An item an error cut short or ran through becomes a `BrokenItem`.
+Parsed modules are cached by content hash (see `cache.py`), so an unchanged
+file is never parsed twice.
 """
 
 from __future__ import annotations
@@ -128,6 +131,7 @@ class _Builder(Transformer):
     def __init__(self, path: str):
         super().__init__()
         self.file = path
+        self.errors: list[Diagnostic] = []  # literals that do not read: bad escapes, numbers
 
     def _span(self, children) -> Span:
         first, last = children[0], children[-1]
@@ -282,7 +286,17 @@ class _Builder(Transformer):
         return [x for x in c if isinstance(x, n.Expr)]
 
     def int_lit(self, c):
-        return n.IntLit(self._span(c), int(str(c[0]).replace("_", "")))
+        text = str(c[0])
+        if "_" in text and ("__" in text or text.endswith("_")):
+            self.errors.append(
+                Diagnostic(
+                    "E0004",
+                    f"malformed number `{text}`",
+                    _tok_span(self.file, c[0]),
+                    help="a `_` goes between two digits, as in `1_000`",
+                )
+            )
+        return n.IntLit(self._span(c), int(text.replace("_", "")))
 
     def str_lit(self, c):
         tok = c[0]
@@ -291,14 +305,15 @@ class _Builder(Transformer):
         except _BadEscape as e:
             col = tok.column + 1 + e.offset
             span = Span(self.file, tok.line, col, tok.line, col + len(e.text))
-            raise HaleError(
+            self.errors.append(
                 Diagnostic(
                     "E0003",
                     f"unknown escape `{e.text}` in string",
                     span,
                     help='escapes are \\n \\t \\r \\\\ \\" \\0 and \\u{…}',
                 )
-            ) from None
+            )
+            value = ""
         return n.StrLit(self._span(c), value)
 
     def true_lit(self, c):
@@ -365,18 +380,65 @@ def _driver() -> tuple[Driver, HaleLexer]:
 
 
 def parse(text: str, path: str) -> n.Module:
-    """Parse one file. Raises HaleError carrying the syntax diagnostic."""
-    from .syntax_errors import syntax_diagnostic
+    """Parse one file. Raises HaleError carrying every syntax diagnostic."""
+    module = parse_module(text, path)
+    if module.errors:
+        raise HaleError(module.errors)
+    return module
+
+
+def parse_module(text: str, path: str) -> n.Module:
+    """Parse one file, recovering from syntax errors: the module holds every
+    item, a `BrokenItem` for each one an error touched, and the errors."""
+    from .recovery import Recovery
+    from .syntax_errors import token_diagnostic, too_many_errors
 
     driver, lexer = _driver()
+    diags: list[Diagnostic] = []
+
+    def report(tok, accepts, values) -> None:
+        diags.append(token_diagnostic(tok, accepts, values, text, path))
+
+    def give_up(tok) -> None:
+        diags.append(too_many_errors(tok, path))
+
+    def count_tokens(start: int, end: int, limit: int) -> int:
+        return lexer.count(text, start, end, limit)
+
+    recovery = Recovery(driver, report, give_up, count_tokens, path)
     with _LOCK:
         _BUILDER.file = path
+        _BUILDER.errors = []
         _COMMENTS.clear()
-        try:
-            items = driver.parse(lexer.lex(text))
-        except HaleError:
-            raise
-        except Exception as e:  # lark's UnexpectedInput family, and VisitError
-            raise HaleError(syntax_diagnostic(e, text, path)) from None
+        items = driver.parse(lexer.lex(text, recovering=True), recovery)
         comments = list(_COMMENTS)
-    return n.Module(path, items, comments)
+        diags += _BUILDER.errors
+    if diags:
+        for d in _BUILDER.errors:
+            recovery.add_error(d.span.line, d.span.col)
+        items = _broken(items, recovery)
+        diags.sort(key=lambda d: (d.span.line, d.span.col))
+    return n.Module(path, items, comments, diags)
+
+
+def _broken(items: list[n.Item], recovery) -> list[n.Item]:
+    """Items an error falls inside become BrokenItems; add the items that
+    recovery cut short, in the order of the file."""
+    out = list(recovery.lost)
+    for item in items:
+        s = item.span
+        if any((s.line, s.col) <= at < (s.end_line, s.end_col) for at in recovery.errors):
+            item = n.BrokenItem(item.name, s, item.name_span, _KIND[type(item)])
+        out.append(item)
+    out.sort(key=lambda i: (i.span.line, i.span.col))
+    return out
+
+
+_KIND = {
+    n.Import: "import",
+    n.Const: "const",
+    n.StructDecl: "struct",
+    n.FnDecl: "fn",
+    n.HostFn: "hostfn",
+    n.HostTypeDecl: "hosttype",
+}

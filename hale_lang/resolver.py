@@ -44,7 +44,7 @@ class Sym:
     __slots__ = ("kind", "module", "name", "node", "ref", "type", "params", "ret", "fields")
 
     def __init__(self, kind: str, module: str, node: n.Item):
-        self.kind = kind  # const | fn | hostfn | struct | hosttype | alias
+        self.kind = kind  # const | fn | hostfn | struct | hosttype | alias | broken
         self.module, self.name, self.node = module, node.name, node
         ref_kind = "struct" if kind in ("struct", "hosttype") else kind
         self.ref = n.Ref(ref_kind, module, node.name)  # shared by every use
@@ -130,6 +130,8 @@ class ModuleEnv:
         parts = t.path
         if len(parts) == 1:
             name = parts[0]
+            if name not in GENERICS and name not in PRIMITIVES and name not in self.items:
+                return self._unknown_type(t, name)
             want = GENERICS.get(name, 0)
             if len(t.args) != want:
                 return self._arity(t, name, want)
@@ -141,15 +143,15 @@ class ModuleEnv:
                     self.error("E0313", "`Void` is not a value type", t.span, _VOID_HELP)
                     return ERROR
                 return prim
-            sym = self.items.get(name)
-            if sym is None:
-                return self._unknown_type(t, name)
+            sym = self.items[name]
         else:
             sym = self.lookup_path(parts, t.span)
             if sym is None:
                 return ERROR
             if t.args:
                 return self._arity(t, "::".join(parts), 0)
+        if sym.kind == "broken":  # its syntax error is reported
+            return ERROR
         if sym.type is None or sym.kind not in ("struct", "hosttype"):
             self.error("E0204", f"`{'::'.join(parts)}` is not a type", t.span)
             return ERROR
@@ -194,6 +196,7 @@ _KINDS = {
     n.StructDecl: "struct",
     n.HostTypeDecl: "hosttype",
     n.Import: "alias",
+    n.BrokenItem: "broken",
 }
 
 
@@ -218,6 +221,8 @@ def declare(
     envs[module.path] = env
     for item in module.items:
         kind = _KINDS[type(item)]
+        if kind == "broken" and item.kind == "import":
+            kind = "alias"  # resolves to no module, silently
         name = item.name
         if name.startswith("__"):
             reserved(env, name, item.name_span)

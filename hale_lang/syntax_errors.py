@@ -106,6 +106,38 @@ def _anonymous() -> dict[str, str]:
     return {t.name: t.pattern.value for t in _lark().terminals if t.name.startswith("__ANON")}
 
 
+def token_diagnostic(tok, accepts, values: list, text: str, path: str) -> Diagnostic:
+    """The diagnostic for an unexpected token, given the parser's stack."""
+    from lark.exceptions import UnexpectedCharacters, UnexpectedToken
+
+    from .lexer import BAD
+    from .recovery import open_brace
+
+    if tok.type == BAD:  # a character the lexer could not read
+        error = UnexpectedCharacters(text, tok.start_pos, tok.line, tok.column)
+        return syntax_diagnostic(error, text, path)
+    if tok.column == 1 and tok.type in _ITEM_START and "RBRACE" in accepts:
+        brace = open_brace(values)
+        if brace is not None:
+            return Diagnostic(
+                "E0001",
+                f"expected `}}`, found `{tok}`",
+                Span(path, tok.line, tok.column, tok.end_line, tok.end_column),
+                help=f"the `{{` at line {brace.line} is never closed: close it before the next item",
+            )
+    return syntax_diagnostic(UnexpectedToken(tok, accepts), text, path)
+
+
+def too_many_errors(tok, path: str) -> Diagnostic:
+    span = Span(path, tok.line, tok.column, tok.end_line, tok.end_column)
+    return Diagnostic(
+        "E0001",
+        "too many syntax errors: the rest of the file is not read",
+        span,
+        help="fix the errors above and check again",
+    )
+
+
 def syntax_diagnostic(error: Exception, text: str, path: str) -> Diagnostic:
     from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedToken, VisitError
 
@@ -124,6 +156,9 @@ def syntax_diagnostic(error: Exception, text: str, path: str) -> Diagnostic:
         else:
             span = Span(path, tok.line, tok.column, tok.end_line, tok.end_column)
             found = f"`{tok}`"
+            word = _ELSE_IF.search(text, 0, tok.start_pos)
+            if word is not None:
+                return _else_if(word, text, path)
             if "SEMICOLON" in expected:
                 moved = _after_previous(text, tok, span)
                 if moved != span:
@@ -151,6 +186,18 @@ def syntax_diagnostic(error: Exception, text: str, path: str) -> Diagnostic:
     raise error
 
 
+# `elif c {`, `elsif`, `elseif`: a name, then the condition where `;` was due
+_ELSE_IF = re.compile(r"}\s*(elif|elsif|elseif)\b[^;{}\n]*\Z")
+
+
+def _else_if(word: re.Match, text: str, path: str) -> Diagnostic:
+    at = word.start(1)
+    line = text.count("\n", 0, at) + 1
+    col = at - (text.rfind("\n", 0, at) + 1) + 1
+    span = Span(path, line, col, line, col + len(word.group(1)))
+    return Diagnostic("E0001", f"`{word.group(1)}` is not a keyword", span, help="write `else if`")
+
+
 _UNTERMINATED = "a string ends on the line it starts on; write a line break as `\\n`"
 _CHAR_HINTS = {
     "'": 'strings are written in double quotes: "…"',
@@ -163,6 +210,10 @@ _CHAR_HINTS = {
 def _hint(expected, tok, text: str) -> str | None:
     if _literal_in_condition(tok, text):
         return "a struct or map literal in a condition needs parentheses: `if x == (P { a: 1 }) {`"
+    if tok.type == "EQ" and _last_keyword(text, tok) in ("if", "while"):
+        return "`=` assigns; compare with `==`"
+    if tok.type == "LBRACE" and _STMT_START <= set(expected):
+        return "a statement cannot start with `{`: put a map literal in parentheses"
     if "SEMICOLON" in expected:
         return "statements and items end with `;`"
     if "NAME" in expected and tok.type != "NAME" and str(tok).isidentifier():

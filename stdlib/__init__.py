@@ -1,1 +1,1 @@
-"""Hale's standard library: prelude natives and the `std/…` modules."""
+"""Hale's standard library: the prelude natives, and the home of the `std/…` modules (none yet)."""

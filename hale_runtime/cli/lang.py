@@ -3,12 +3,14 @@
 Both find the genome root as `hale_lang.roots` does unless `--root` names
 it. Imports resolve from that root and diagnostics name paths under it.
 
-`check` builds every `.hl` file under the given paths (one build per root,
-so each module is checked once) and prints every diagnostic on stderr,
-rustc-style; exit 1 on any error, 0 with warnings only. `run` builds one
-file, calls one fn with `--arg` JSON values converted to its parameter types,
-and prints the result as JSON (structs as objects). Every failure is a
-diagnostic; a Python traceback never reaches the user.
+`check` builds every `.hl` file under the given paths, each from its own
+root (so `hale check examples` checks each genome under it from that
+genome's root), one build per root so each module is checked once, and
+prints every diagnostic on stderr, rustc-style; exit 1 on any error, 0
+with warnings only. `run` builds one file, calls one fn with `--arg` JSON
+values converted to its parameter types, and prints the result as JSON
+(structs as objects). Every failure is a diagnostic; a Python traceback
+never reaches the user.
 """
 
 from __future__ import annotations
@@ -64,8 +66,8 @@ def check(paths: tuple[Path, ...], root: Path | None) -> None:
 
     groups: dict[Path, list[str]] = {}
     for path in paths:
-        r = (root or genome_root(path)).resolve()
-        for f in hl_files(path):
+        for f in hl_files(path):  # each file's own root: a folder may hold several genomes
+            r = (root or genome_root(f)).resolve()
             entry = f.resolve().relative_to(r).as_posix()
             if entry not in groups.setdefault(r, []):
                 groups[r].append(entry)

@@ -195,3 +195,11 @@ def test_warm_build_runs_the_same(tmp_path: Path) -> None:
     first.call("dna/org/own_workflows.hl", "own_workflows", c1)
     second.call("dna/org/own_workflows.hl", "own_workflows", c2)
     assert c1.calls == c2.calls
+
+
+def test_check_finds_each_files_genome_root() -> None:
+    """`hale check examples` checks examples/genome from its own root, though
+    the folder above (the repository) also holds a `vendor/`."""
+    whole = hale_cli("check", str(EXAMPLE.parent))
+    assert whole[0] == 0, whole[2]
+    assert whole == hale_cli("check", str(EXAMPLE))

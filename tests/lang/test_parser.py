@@ -211,5 +211,5 @@ def test_syntax_error(case: Path, snapshot):
     with pytest.raises(HaleError) as e:
         parse(text, case.name)
     (diag,) = e.value.diagnostics
-    assert diag.code in ("E0001", "E0002", "E0003") and diag.span is not None
+    assert diag.code in ("E0001", "E0002", "E0003", "E0004") and diag.span is not None
     assert render_all(e.value.diagnostics, SourceMap({case.name: text})) == snapshot

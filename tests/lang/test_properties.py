@@ -146,10 +146,14 @@ def _sep(draw, items: list[str], open_: str, close: str) -> str:
 
 
 @st.composite
-def exprs(draw, depth: int = 3, cond: bool = False) -> str:
+def exprs(draw, depth: int = 3, cond: bool = False, stmt: bool = False) -> str:
     """A valid expression; with `cond`, struct and map literals outside any
-    bracket are parenthesized, as the grammar asks after `if`/`while`/`in`."""
-    sub = lambda c=cond: exprs(depth - 1, c)  # noqa: E731
+    bracket are parenthesized, as the grammar asks after `if`/`while`/`in`;
+    with `stmt`, map literals (a statement never starts with `{`)."""
+
+    def sub(keep: bool = True):  # False inside brackets, where the restrictions end
+        return exprs(depth - 1, cond, stmt) if keep else exprs(depth - 1)
+
     kind = draw(st.integers(0, 13 if depth > 0 else 5))
     ws = draw(WS)
     if kind == 0:
@@ -186,6 +190,7 @@ def exprs(draw, depth: int = 3, cond: bool = False) -> str:
     else:
         entries = [f"{draw(sub(False))}: {draw(sub(False))}" for _ in range(len(fields))]
         lit = _sep(draw, entries, "{", "}")
+        cond = cond or stmt
     return f"({lit})" if cond else lit
 
 
@@ -205,13 +210,13 @@ def stmts_(draw, depth: int) -> str:
         return f"let {draw(NAMES)}{ty}{ws}={ws}{draw(e)};"
     if kind == 1:
         op = draw(st.sampled_from(["=", "+=", "-=", "*=", "/=", "%="]))
-        return f"{draw(e)}{ws}{op}{ws}{draw(e)};"
+        return f"{draw(exprs(2, stmt=True))}{ws}{op}{ws}{draw(e)};"
     if kind == 2:
         return draw(st.sampled_from(["break;", "continue;", "return;"]))
     if kind == 3:
         return f"return {draw(e)};"
     if kind in (4, 5):
-        return f"{draw(e)}{ws};"
+        return f"{draw(exprs(2, stmt=True))}{ws};"
     cond = draw(exprs(2, cond=True))
     if kind == 6:
         return f"while {cond}{ws}{draw(blocks(depth - 1))}"
