@@ -29,7 +29,7 @@ from pathlib import Path
 
 from . import nodes as n
 from .cache import ParseCache
-from .diagnostics import Diagnostic, SourceMap
+from .diagnostics import Diagnostic, HaleError, SourceMap
 from .resources import stdlib_dir
 
 STDLIB_DIR = stdlib_dir().resolve()
@@ -83,7 +83,11 @@ class Loader:
             return
         program.texts[path] = text
         program.sources.add(path, text)
-        module = self.cache.parse(text, path)  # kept with its syntax errors, if any
+        try:
+            module = self.cache.parse(text, path)  # kept with its syntax errors, if any
+        except HaleError as e:  # a cache that keeps no broken tree (the language server's)
+            program.diagnostics.extend(e.diagnostics)
+            return
         program.diagnostics.extend(module.errors)
         stack.append(path)
         aliases: dict[str, str] = {}
