@@ -2,17 +2,22 @@
 
 `offer(ask)` folds the rows since it last looked, then answers an intent
 once by its id: one already offered or refused, or in planning here, gets
-nothing more. Otherwise, in order: the Board's gate (an empty ask is
-refused), the owner (over a shared record, only the organization owning
-the position the ask is for admits it; any other writes nothing), the
-budget (the one Budget's gate; an exhausted window refuses with its text),
-then, when the Leader plans, the claim `plan/<intent>`: a claim that does
-not land writes nothing and answers `planning elsewhere: …`; one that lands
-is a `claim.taken` row, and the Leader is asked on the executor, so the
-organization keeps hearing while the word is out. The word (or one a
-previous holder journaled as `model.called plan/<intent>`) is bound into
-the admission (leader.py) once the claim is still ours: `intent.offered`,
-`workflow.admitted` and `task.born` go out as the engine's one commit.
+nothing more. Otherwise, in order: the owner (over a shared record, only
+the organization owning the position the ask is for admits it; any other
+writes nothing), the record (synced and folded again before anything is
+written: an answer another body pushed settles the ask, whatever claim
+expired or was released since), the Board's gate (an empty ask is
+refused), the budget (the one Budget's gate; an exhausted window refuses
+with its text), then, when the Leader plans, the claim `plan/<intent>`: a
+claim that does not land writes nothing and answers `planning elsewhere:
+…`; one that lands is synced against once more (the holder before us
+pushed its answer before giving the claim back), is a `claim.taken` row,
+and the Leader is asked on the executor, so the organization keeps hearing
+while the word is out. The word is journaled and pushed at once (a later
+holder binds one journaled as `model.called plan/<intent>` and never asks
+again), then bound into the admission (leader.py) once the claim is still
+ours: `intent.offered`, `workflow.admitted` and `task.born` go out as the
+engine's one commit, are pushed, and only then is the claim given back.
 """
 
 from __future__ import annotations
@@ -88,7 +93,8 @@ class Intake:
     def __init__(self, record: Any, memory: Any, engine: Any, catalog: Any, *,
                  leader: bool, brief: Callable[[], Brief], provider: ModelProvider,
                  holder: str, owner: str | None = None, executor: Executor | None = None,
-                 plan_ttl_s: float = PLAN_TTL_S, say: Callable[[str], None] | None = None):  # fmt: skip
+                 plan_ttl_s: float = PLAN_TTL_S, say: Callable[[str], None] | None = None,
+                 sync: Callable[[], object] | None = None):  # fmt: skip
         self.record, self.memory, self.engine, self.catalog = record, memory, engine, catalog
         self.leader, self.brief, self.provider = leader, brief, provider
         self.holder, self.owner, self.plan_ttl_s = holder, owner or None, plan_ttl_s
@@ -101,6 +107,7 @@ class Intake:
         self.late: list[Planning] = []  # words still out on claims that expired
         self.said: set[str] = set()
         self.cursor = 0
+        self.sync = sync or (lambda: None)  # the record with its remote (raises RecordError)
 
     # ---- the fold ----------------------------------------------------------------
 
@@ -143,7 +150,9 @@ class Intake:
         body = message.body
         ask = Ask.from_body(str(body.get("key", "")), body.get("body") or {}, body.get("who", ""))
         said = self.offer(ask)
-        if said.startswith(("planning elsewhere", "not ours")) and said not in self.said:
+        if said.startswith(("planning elsewhere", "not ours", "not answering")) and (
+            said not in self.said
+        ):
             self.said.add(said)  # said once: the relay brings the ask back every tick
             self.say(said)
         return said
@@ -155,12 +164,15 @@ class Intake:
             return "answered before"
         if ask.intent in self.planning and self._still_planning(ask.intent):
             return f"in planning: the Leader's word on {ask.intent} is out"
-        if not ask.objective:
-            return self._refuse(ask, GATE)
         owner = self.owners.get(ask.position) or ask.owner
         if self.owner and owner != self.owner:
             whose = f"owner {owner}'s" if owner else "owned by no organization"
             return f"not ours: {ask.position} is {whose}; {self.owner} admits nothing for it"
+        stale = self._answered_at_remote(ask.intent)
+        if stale:
+            return stale
+        if not ask.objective:
+            return self._refuse(ask, GATE)
         admission = self._budget_admit()
         if admission.refused:
             return self._refuse(ask, admission.refused)
@@ -176,6 +188,19 @@ class Intake:
         self.late = waiting
         done = [i for i, p in self.planning.items() if p.future.done()]
         return [self._finish(p) for p in late + [self.planning.pop(i) for i in done]]
+
+    def _answered_at_remote(self, intent: str) -> str:
+        """Sync, then fold: why not to answer `intent` ("" to go on). The record decides,
+        whatever claim expired or was released since, so an offer another body
+        wrote and pushed settles it; a record that did not sync decides nothing."""
+        from hale_runtime.record import RecordError
+
+        try:
+            self.sync()
+        except RecordError as error:
+            return f"not answering {intent} yet: the record did not sync: {error}"
+        self.read()
+        return "answered before" if intent in self.answered else ""
 
     def _still_planning(self, intent: str) -> bool:
         """Whether our claim on the planning is live; an expired one's word is late."""
@@ -195,6 +220,10 @@ class Intake:
         if grant is None:
             held = self.memory.claim(key)
             return f"planning elsewhere: {held.holder if held else 'another node'} holds {key}"
+        stale = self._answered_at_remote(ask.intent)  # the last holder pushed before releasing
+        if stale:
+            self.memory.release(key, self.holder, grant.token)
+            return stale
         body = {"holder": self.holder, "token": grant.token, "until": grant.until}
         self.record.append(kinds.CLAIM_TAKEN, key, body)
         if ask.intent in self.words:  # a previous holder's word is in the record
@@ -227,8 +256,21 @@ class Intake:
         except Fenced as fenced:
             return f"not admitting {ask.intent}: {fenced}"
         said = self._admit(ask, decide(ask, parse(self.words.get(ask.intent, ""))))
-        self._release(key, p.grant)
+        # a claim given back before the answer lands would let the ask be planned again
+        if self._pushed():
+            self._release(key, p.grant)
         return said
+
+    def _pushed(self) -> bool:
+        """Sync the answer to the remote; whether it landed (else the claim runs out)."""
+        from hale_runtime.record import RecordError
+
+        try:
+            self.sync()
+        except RecordError as error:
+            self.say(f"not yet at the remote, so the plan claim runs out: {error}")
+            return False
+        return True
 
     def _journal(self, ask: Ask, grant: Grant, answer: str, micros: int) -> None:
         call = ModelCall(f"plan/{ask.intent}#{grant.token}", self.provider.name, micros, answer)
@@ -236,6 +278,7 @@ class Intake:
         body = {"call": call.call, "model": call.model, "micros": micros, "answer": answer}
         self.record.append(kinds.MODEL_CALLED, f"plan/{ask.intent}", body)
         self.words[ask.intent] = answer
+        self._pushed()  # the word travels first: a later holder binds it, never asks again
 
     def _release(self, key: str, grant: Grant) -> None:
         if self.memory.release(key, self.holder, grant.token):

@@ -49,6 +49,7 @@ def plug(org: Any) -> Intake:
         org.record, org.memory, engine, org.catalog,
         leader=genome.leader, brief=brief, provider=engine.performers.provider,
         holder=org.holder, owner=owner, plan_ttl_s=org.settings.claim_ttl_s,
+        sync=org.sync,
     )  # fmt: skip
     settler = Settler(org.record, engine, owner=owner)
     for name, fold in (("intake", intake), ("settler", settler)):

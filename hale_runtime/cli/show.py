@@ -23,9 +23,9 @@ def show(task: str) -> None:
         for line in process_lines(record):
             click.echo(line)
         return
-    from hale_runtime.engine.show import read_root, render
+    from hale_runtime.engine.show import admitted_by, read_root, render
 
     state = read_root(record, task)
     if task not in state.tasks:
         fail(f"no task {task} in the record")
-    click.echo(render(state, task), nl=False)
+    click.echo(render(state, task, admitted_by(record, task)), nl=False)

@@ -48,6 +48,7 @@ if TYPE_CHECKING:
 
 CEILING_MICROS = 2_000_000  # the cost ceiling of one attempt's model-backed work
 CLAIM_TTL_S = 86_400.0
+MINT_TTL_S = 100 * 365 * 86_400.0  # a task id's claim: held for good, never handed out twice
 RESOLVE = "hale dna effect resolve attempt:{} --outcome failed|succeeded"
 
 
@@ -181,13 +182,27 @@ class Engine:
         if refused:
             return Admitted(refused=refused)
         plan = definition if isinstance(definition, Plan) else plan_of(definition)
-        task = ids.root_id(self.state.roots + 1)
+        task = self._mint()
         body = {"ask": ask, "convener": convener, "definition": plan.name}
         self.emit(
             kinds.WORKFLOW_ADMITTED, task, {**body, "inputs": inputs or {}, "plan": plan.as_json()}
         )
         self.emit(kinds.TASK_BORN, task, {"summary": f"{plan.name}: {plan.summary}"})
         return Admitted(task, True)
+
+    def _mint(self) -> str:
+        """The next root id no body of the record has claimed: `t<N>` past the highest
+        the record holds, each N claimed in memory for good (`task/t<N>`, the
+        writer's holder), so two bodies folding the same record never both take
+        it. An N another body claimed is skipped (docs/engine.md)."""
+        n = self.state.top_root
+        while True:
+            n += 1
+            task = ids.root_id(n)
+            if task not in self.state.tasks and self.memory.take(
+                f"task/{task}", self.holder, MINT_TTL_S
+            ):
+                return task
 
     def admit_from(self, catalog: Any, definition: str, ask: str, convener: str,
                    inputs: dict[str, str] | None = None) -> Admitted:  # fmt: skip

@@ -35,18 +35,26 @@ def read_root(record: Any, task: str) -> State:
     return fold_root(record.under(ids.root_of(task), "/."), task)
 
 
-def render(state: State, task: str) -> str:
+def admitted_by(record: Any, task: str) -> str:
+    """The body (its holder) whose `workflow.admitted` minted `task`'s root ("" when none)."""
+    found = record.rows(kind="workflow.admitted", key=ids.root_of(task))
+    return found[0].who if found else ""
+
+
+def render(state: State, task: str, by: str = "") -> str:
+    """The tree of `task`; `by`, the body that admitted its root, is said on the root."""
     t = state.tasks[task]
     lines: list[str] = []
-    _task(t, 0, lines)
+    _task(t, 0, lines, by)
     return "\n".join(lines) + "\n"
 
 
-def _task(t: Task, depth: int, out: list[str]) -> None:
+def _task(t: Task, depth: int, out: list[str], by: str = "") -> None:
     pad = INDENT * depth
     out.append(f"{pad}{t.id}  {t.plan.name}  {_task_state(t)}")
     if t.parent is None:
-        out.append(f"{pad}{INDENT}ask {t.ask}, convened by {t.convener}")
+        admitted = f", admitted by {by}" if by else ""
+        out.append(f"{pad}{INDENT}ask {t.ask}, convened by {t.convener}{admitted}")
     if t.summary:
         out.append(f"{pad}{INDENT}born: {t.summary}")
     for index, sp in enumerate(t.plan.steps):

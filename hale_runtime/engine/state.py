@@ -15,8 +15,8 @@ The fold marks every task it touches as dirty for the engine to advance.
 A long-lived organization folds with `forget_settled`: once a root settles,
 its tree leaves the state, and what a later decision reads of it stays: its
 ask among the asks seen (a compact `Seen`), its id among the roots settled
-(so a late row about it is ignored, not taken for a new task), the count of
-roots. Readers that show settled work (`hale dna show`, the debugger) fold
+(so a late row about it is ignored, not taken for a new task), the highest
+root number. Readers that show settled work (`hale dna show`, the debugger) fold
 one root's rows with everything kept. `snapshot`/`restore` make the state a
 checkpoint's plain data: the counters, the budget's windows, the ids seen,
 and for each root still open the rows that built it, folded again by
@@ -125,7 +125,7 @@ class State:
         self.asks: dict[str, str] = {}  # ask -> the root admitted for it, while held
         self.asks_settled = Seen()  # the asks of roots settled and forgotten
         self.roots_settled = Seen()  # the roots settled and forgotten
-        self.roots = 0
+        self.top_root = 0  # the highest N of a root `t<N>` the record holds
         self.dirty: dict[Task, None] = {}  # in the order touched
         self.open: dict[str, None] = {}  # tasks not yet settled, in admission order
         self.poison: dict[str, tuple[str, str]] = {}  # row id -> (kind, why) of rows that raised
@@ -186,7 +186,7 @@ class State:
                 held += [(r.seq, r.kind, r.key, r.body, r.at) for r in rows_of(task)]
         held.sort(key=lambda r: r[0])
         return {
-            "roots": self.roots,
+            "top_root": self.top_root,
             "asks_settled": self.asks_settled.to_bytes(),
             "roots_settled": self.roots_settled.to_bytes(),
             "budget": self.budget.snapshot(),
@@ -203,7 +203,7 @@ class State:
                 state.apply(kind, key, body, at)
             except Exception:  # noqa: S112 (poison found when it was first folded: skipped again)
                 continue
-        state.roots = data["roots"]
+        state.top_root = data["top_root"]
         state.asks_settled = Seen.from_bytes(data["asks_settled"])
         state.roots_settled = Seen.from_bytes(data["roots_settled"])
         budget.restore(data["budget"])
@@ -243,7 +243,7 @@ class State:
             if not plan.steps:
                 raise ValueError("a plan has at least one step")
             t = Task(key, plan, None, body.get("ask", ""))
-            self.roots += 1
+            self.top_root = max(self.top_root, ids.root_number(key))
             if t.ask:
                 self.asks[t.ask] = key
         else:

@@ -2,7 +2,9 @@
 ticks.
 
 Start: open memory and the nerves (refusing an unmigrated memory), take
-the lease (exit 3 when it is another clone's), start the fence
+the lease (exit 3 when it is another clone's, or when a live body of the
+other form, with or without an owner, shares the record: body_form.py),
+start the fence
 (which renews it from then on), choose and build the genome (genome.py: the
 forge's default branch; a `node.build_failed` row and the last good genome
 when it does not build), start the organization, write `node.started`.
@@ -45,6 +47,7 @@ from hale_runtime.memory import MemoryFailed, open_memory
 from hale_runtime.memory.dsn import ENV_MEMORY, ENV_NERVES, redact
 from hale_runtime.nerves import NervesFailed, open_nerves
 from hale_runtime.node import children, genome
+from hale_runtime.node.body_form import live_beside, refusal
 from hale_runtime.node.git import GitFailed
 from hale_runtime.node.lease import OWNER_ENV, BodyLease, Lease, LeaseHeld, LeaseUnprovable, now_ms
 from hale_runtime.node.maintenance import Maintenance
@@ -123,6 +126,7 @@ class Host:
         self.memory, self.nerves = self._open_stores()  # refuse before taking anything
         try:
             taken = self.lease.take()
+            self._refuse_beside_other_form()
         except LeaseHeld as held:
             raise NodeStop(EXIT_LEASE_HELD, f"{held}; this record runs elsewhere") from None
         except LeaseUnprovable as error:
@@ -215,6 +219,13 @@ class Host:
         if left_ms <= self.settings.margin_s * 1000:
             why = f"the body lease was not renewed ({left_ms / 1000:.1f}s left); stopping"
             raise NodeStop(EXIT_REFUSED, why, lease_lost=True)
+
+    def _refuse_beside_other_form(self) -> None:
+        """Exit 3, the lease given back, beside a live body of the other form (body_form.py)."""
+        found = live_beside(self.root, self.remote, self.owner, self.settings.git_timeout_s)
+        if found is not None:
+            self._release()
+            raise NodeStop(EXIT_LEASE_HELD, refusal(self.owner, *found))
 
     def _mirror(self) -> Lease | None:
         try:

@@ -150,14 +150,7 @@ class BodyLease:
         return self._read_ref(self.ref)[1]
 
     def _read_ref(self, ref: str) -> tuple[str | None, Lease | None]:
-        try:
-            found = self.repo.references.get(ref)
-            if found is None:
-                return None, None
-            commit = self.repo.get(found.target)
-            return str(found.target), Lease.decode(self.repo.get(commit.tree[LEASE_FILE].id).data)
-        except (pygit2.GitError, KeyError, AttributeError, ValueError) as error:
-            raise LeaseUnprovable(f"{ref} holds no lease: {error}") from None
+        return lease_at(self.repo, ref)
 
     # ---- writing ---------------------------------------------------------------
 
@@ -262,6 +255,18 @@ class BodyLease:
             return git(self.root, args, self.timeout_s, data=data, check=check)
         except GitFailed as error:
             raise LeaseUnprovable(str(error)) from error
+
+
+def lease_at(repo: pygit2.Repository, ref: str) -> tuple[str | None, Lease | None]:
+    """(commit id, lease) that `ref` holds in `repo`; (None, None) when absent."""
+    try:
+        found = repo.references.get(ref)
+        if found is None:
+            return None, None
+        commit = repo.get(found.target)
+        return str(found.target), Lease.decode(repo.get(commit.tree[LEASE_FILE].id).data)
+    except (pygit2.GitError, KeyError, AttributeError, ValueError) as error:
+        raise LeaseUnprovable(f"{ref} holds no lease: {error}") from None
 
 
 def remote_of(root: Path, timeout_s: float = 5.0) -> str | None:

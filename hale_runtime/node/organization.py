@@ -104,6 +104,10 @@ class Organization:
         self.checkpoint = None  # restored: its parts are the folds' now
         self.tickers.append(Checkpointer(self.record, self.checkpoints, self.folds).tick)
 
+    def sync(self) -> None:
+        """Sync the record with its remote, under the clone's sync lock (RecordError)."""
+        locked_sync(self.record)
+
     def once(self, key: str, stem: str, row_key: str, act: Callable[[], None]) -> bool:
         """Run `act` under claim `key` unless the record answered it; whether it ran."""
         grant = self.memory.take(key, self.holder, self.settings.claim_ttl_s)

@@ -40,7 +40,7 @@ def describe(s: State) -> dict:
     }  # fmt: skip
     return {
         "tasks": tasks, "units": sorted(s.units), "attempts": sorted(s.attempts),
-        "asks": dict(s.asks), "open": list(s.open), "roots": s.roots,
+        "asks": dict(s.asks), "open": list(s.open), "top_root": s.top_root,
         "asks_settled": s.asks_settled.to_bytes(), "roots_settled": s.roots_settled.to_bytes(),
         "budget": s.budget.snapshot(),
     }  # fmt: skip
@@ -88,7 +88,7 @@ def test_settled_roots_leave_the_state_and_their_asks_stay_seen(made: Path) -> N
     rows = Record.open(made).rows()
     kept, forgetful = fold(rows, forget=False), fold(rows)
     settled = [t for t in kept.tasks.values() if t.parent is None and t.outcome is not None]
-    assert settled and len(settled) < kept.roots  # some settled, some still open
+    assert settled and len(settled) < kept.top_root  # some settled, some still open
     for t in settled:
         assert t.id not in forgetful.tasks and t.id in forgetful.roots_settled
         assert forgetful.seen_ask(t.ask) and t.ask not in forgetful.asks

@@ -46,6 +46,20 @@ def test_admission_is_idempotent_by_ask_and_names_the_convener(org):
     assert born.body == {"summary": "close-month@1: close the month"}
 
 
+def test_a_task_id_another_body_claimed_is_never_minted_again(org):
+    """Two bodies folding the same record would both mint t1; the id is claimed in
+    memory first, so the second takes the next one (and a restart keeps its own)."""
+    e = org.engine()
+    bound = catalog_of(close_month).bind("close-month", inputs=INPUTS)
+    assert e.memory.take("task/t1", "beta@box:c2", 3600) is not None  # beta minted t1, unsynced
+    assert e.admit(bound, "ask-1", "leader", INPUTS).task == "t2"
+    e.pump()
+    assert e.memory.take("task/t2", "beta@box:c2", 3600) is None  # held for good
+    assert e.memory.take("task/t3", "beta@box:c2", 3600) is not None
+    assert org.engine().admit(bound, "ask-2", "leader", INPUTS).task == "t4"
+    assert [r.key for r in org.rows(kind="workflow.admitted") if "plan" in r.body] == ["t2"]
+
+
 def test_inputs_are_checked_against_what_the_definition_takes(org):
     e = org.engine()
     cat = catalog_of(close_month)

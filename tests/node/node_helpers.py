@@ -159,3 +159,17 @@ class Node:
 
 def _both(found: dict[str, int]) -> dict[str, int] | None:
     return found if len(found) == 2 else None
+
+
+def make_dna_forge(tmp: Path) -> tuple[Path, Path]:
+    """(the bare forge, the source clone), holding the genome `hale dna new` writes
+    and its record, so clones of it run an organization with a catalog."""
+    forge, src = tmp / "forge.git", tmp / "src"
+    sh(tmp, "git", "init", "-q", "--bare", "--initial-branch=main", str(forge))
+    made = hale(tmp, "dna", "new", str(src))
+    assert made.returncode == 0, made.stderr
+    sh(src, "git", "remote", "add", "origin", str(forge))
+    sh(src, "git", "push", "-q", "origin", "main")
+    sh(src, "git", "push", "-q", "origin", "refs/dna/record:refs/dna/record",
+       "refs/dna/receipts/*:refs/dna/receipts/*")  # fmt: skip
+    return forge, src

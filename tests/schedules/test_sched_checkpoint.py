@@ -68,7 +68,7 @@ def test_a_restart_resumes_from_the_checkpoint_to_the_whole_fold(project, monkey
     whole = organization(project, monkeypatch, clock, whole_said)
     assert whole_said == ["checkpoint: none written yet; folding the whole record"]
     assert folds(resumed) == folds(whole) == folds(org)
-    assert resumed.engine.state.roots == 5 and not resumed.engine.state.tasks  # all settled
+    assert resumed.engine.state.top_root == 5 and not resumed.engine.state.tasks  # all settled
 
 
 def test_a_damaged_checkpoint_is_passed_over_and_the_fold_is_the_same(project, monkeypatch, clock):
