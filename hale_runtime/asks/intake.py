@@ -33,6 +33,7 @@ from hale_runtime.engine.engine import check_inputs
 from hale_runtime.memory import Fenced, Grant
 from hale_runtime.performers import ModelCall, ModelProvider
 from hale_runtime.record import kinds
+from hale_runtime.record.follow import Follower
 from hale_runtime.seen import Seen
 
 PLAN_TTL_S = 300.0
@@ -106,10 +107,15 @@ class Intake:
         self.planning: dict[str, Planning] = {}
         self.late: list[Planning] = []  # words still out on claims that expired
         self.said: set[str] = set()
-        self.cursor = 0
+        self.follower = Follower(record)
         self.sync = sync or (lambda: None)  # the record with its remote (raises RecordError)
 
     # ---- the fold ----------------------------------------------------------------
+
+    @property
+    def cursor(self) -> int:
+        """The seq read to (the checkpointer's question)."""
+        return self.follower.seq
 
     def catch_up(self) -> None:
         """Read to the record's tip (before a checkpoint)."""
@@ -117,8 +123,7 @@ class Intake:
 
     def read(self) -> None:
         """Take in the rows written since the last read."""
-        for row in self.record.scan(self.cursor):
-            self.cursor = row.seq
+        for row in self.follower.new_rows():
             if row.kind in (OFFERED, REFUSED):
                 self.answered.add(row.key)
                 self.words.pop(row.key, None)  # answered: no decision reads its word again
@@ -141,7 +146,7 @@ class Intake:
         """Stand where a checkpoint at `seq` stood; `read` goes on from there."""
         self.answered = Seen.from_bytes(data["answered"])
         self.owners, self.words = dict(data["owners"]), dict(data["words"])
-        self.cursor = seq
+        self.follower = Follower(self.record, seq)
 
     # ---- what the organization calls ----------------------------------------------
 

@@ -41,6 +41,7 @@ from hale_runtime.performers import (
 )
 from hale_runtime.record import RecordError, kinds
 from hale_runtime.record.errors import RowRefused
+from hale_runtime.record.follow import Follower
 
 if TYPE_CHECKING:
     from hale_runtime.memory import Memory
@@ -90,7 +91,7 @@ class Engine:
         self.unclaimed: list[Attempt] = []
         self.to_deliver: list[Attempt] = []
         self.to_reconcile: list[Attempt] = []
-        self.cursor = 0
+        self.follower = Follower(record)
         self.stuck: set[str] = set()  # tasks whose advance raised: never advanced again
         self._poison: dict[str, tuple[str, str]] = {}
         self.ctx = Context(self._admit_spend, self._note_call, self.performers.provider, self.clock)
@@ -107,6 +108,11 @@ class Engine:
         self.state = State.restore(Budget(policy), data["state"])
         self.rebuild(since=seq)
 
+    @property
+    def cursor(self) -> int:
+        """The seq the fold has read to (the checkpointer's question)."""
+        return self.follower.seq
+
     def snapshot(self) -> dict[str, Any]:
         """The engine's fold at its cursor as plain data (a checkpoint's part)."""
         upto = self.cursor
@@ -120,11 +126,10 @@ class Engine:
         what a dead process left unfinished."""
         if not since:
             self.state = State(Budget(self.state.budget.policy), forget_settled=True)
-        self.cursor = since
+        self.follower = Follower(self.record, since)
         fold = self.state.fold
-        for r in self.record.scan(since):
+        for r in self.follower.new_rows():
             fold(r)
-            self.cursor = r.seq
         self.batch.clear()
         self.inbox.clear()
         self.to_deliver.clear()
@@ -141,10 +146,9 @@ class Engine:
 
     def _fold_new(self, own: set[str] | None = None) -> None:
         fold = self.state.fold
-        for r in self.record.scan(self.cursor):
+        for r in self.follower.new_rows():
             if own is None or r.id not in own:
                 fold(r)
-            self.cursor = r.seq
 
     def emit(self, kind: str, key: str, body: dict[str, Any]) -> None:
         """Decide a row: applied now, written with the round's batch. A row
@@ -194,14 +198,16 @@ class Engine:
         """The next root id no body of the record has claimed: `t<N>` past the highest
         the record holds, each N claimed in memory for good (`task/t<N>`, the
         writer's holder), so two bodies folding the same record never both take
-        it. An N another body claimed is skipped (docs/engine.md)."""
+        it. An N another body claimed is skipped (docs/engine.md). A record with
+        no remote has one body (the clone's), so nothing is claimed there."""
+        shared = self.record.remote() is not None
         n = self.state.top_root
         while True:
             n += 1
             task = ids.root_id(n)
-            if task not in self.state.tasks and self.memory.take(
-                f"task/{task}", self.holder, MINT_TTL_S
-            ):
+            if task in self.state.tasks:
+                continue
+            if not shared or self.memory.take(f"task/{task}", self.holder, MINT_TTL_S):
                 return task
 
     def admit_from(self, catalog: Any, definition: str, ask: str, convener: str,

@@ -34,6 +34,7 @@ from hale_runtime.head.reads import read as read_call
 from hale_runtime.head.settle import ALLOWANCE, LEG_KINDS, OUTCOME
 from hale_runtime.memory import Fenced, Grant
 from hale_runtime.record import kinds
+from hale_runtime.record.follow import Follower
 from hale_runtime.record.kinds import CALL, COUNT, ID, INT, NUMBER, TEXT, Checker, list_of
 
 LEASE_S = 60.0
@@ -96,7 +97,7 @@ class Head:
         self.asked: set[str] = set()  # attempts whose allowance was asked
         self.allowances: dict[str, dict[str, Any]] = {}  # attempt -> the organization's answer
         self.positions: dict[str, str] = {}  # intent -> "position:<name>" it is for
-        self.cursor = 0
+        self.follower = Follower(record)
         # the highest seq known landed: stamped when the head opened, then step 7's word
         self.landed = record.cursor(stamped_only=True)
 
@@ -105,8 +106,7 @@ class Head:
     def read(self) -> None:
         """Take in the rows written since the last read."""
         apply = self.state.apply
-        for r in self.record.scan(self.cursor):
-            self.cursor = r.seq
+        for r in self.follower.new_rows():
             apply(r.kind, r.key, r.body, r.at)
             self._note(r.kind, r.key, r.body)
 

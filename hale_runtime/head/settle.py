@@ -25,6 +25,7 @@ from hale_runtime.asks.intake import Owners
 from hale_runtime.engine.ids import root_of
 from hale_runtime.performers import Answer, ModelCall
 from hale_runtime.record import kinds
+from hale_runtime.record.follow import Follower
 from hale_runtime.seen import Seen
 
 ALLOWANCE, OUTCOME = "attempt.allowance", kinds.ATTEMPT_OUTCOME
@@ -39,7 +40,12 @@ class Settler:
         self.grants: dict[str, int] = {}  # attempt still out -> micro-dollars granted
         self.allowed = Seen()  # attempts whose allowance is answered
         self.settled = Seen()  # attempts whose outcome ask is answered
-        self.cursor = 0
+        self.follower = Follower(record)
+
+    @property
+    def cursor(self) -> int:
+        """The seq read to (the checkpointer's question)."""
+        return self.follower.seq
 
     def snapshot(self) -> dict[str, Any]:
         """The Settler's fold as plain data (a checkpoint's part)."""
@@ -62,15 +68,14 @@ class Settler:
         self.grants = dict(data["grants"])
         self.allowed = Seen.from_bytes(data["allowed"])
         self.settled = Seen.from_bytes(data["settled"])
-        self.cursor = seq
+        self.follower = Follower(self.record, seq)
 
     def catch_up(self) -> None:
         """Read to the record's tip (before a checkpoint)."""
         self.read()
 
     def read(self) -> None:
-        for row in self.record.scan(self.cursor):
-            self.cursor = row.seq
+        for row in self.follower.new_rows():
             self.owners.note(row.kind, row.key, row.body)
             if row.kind == f"{ALLOWANCE}.answered":
                 self.allowed.add(row.key)

@@ -8,12 +8,14 @@ rec.poison_of(row), rec.poison_rows(since)  # rows that do not fit their kind (k
 rec.scan(since, kind, ranges)            # the same, yielded a chunk at a time
 rec.under("t7", "/.")                    # a key and every key below it, by the index
 rec.admission(ask), rec.row_at(seq), rec.get(row_id)
-rec.cursor()                             # the seq to read on from
+rec.cursor()                             # the seq to read on from (unstamped rows may move)
+Follower(rec).new_rows()                 # each row once, across the rebases a sync makes
 rec.sync()                               # fetch, rebase, push (no-op without a remote)
 rec.put_receipt(doc) / rec.get_receipt(digest)
 """
 
 from hale_runtime.record.errors import RecordError
+from hale_runtime.record.follow import Follower
 from hale_runtime.record.identity import Clock, wall_clock
 from hale_runtime.record.practices import seed_practices
 from hale_runtime.record.record import Record, tracking_ref
@@ -24,6 +26,7 @@ from hale_runtime.record.sync import SyncReport
 __all__ = [
     "RECORD_REF",
     "Clock",
+    "Follower",
     "Record",
     "RecordError",
     "Row",

@@ -29,6 +29,7 @@ from typing import Any
 
 from hale_runtime.errors import one_line
 from hale_runtime.record import Record, Row, kinds
+from hale_runtime.record.follow import Follower
 from hale_runtime.schedules.declare import decide, put_rhythm
 from hale_runtime.schedules.host import ScheduleHost
 from hale_runtime.schedules.ratify import approved
@@ -81,16 +82,16 @@ class SchedulerLocus:
     def rebuild(self, resume: tuple[int, dict[str, Any]] | None = None) -> None:
         """Fold the record (from a checkpoint's `(seq, snapshot)` when given, else
         from its start) and hold every schedule from where it stands."""
-        self.fold, self.answered, self.cursor = Fold(), Seen(), 0
+        self.fold, self.answered, self.follower = Fold(), Seen(), Follower(self.record)
         self.to_ratify = []
         if resume is not None:
-            self.cursor, data = resume
+            self.follower = Follower(self.record, resume[0])
+            data = resume[1]
             self.fold = Fold.restore(data["fold"])
             self.answered = Seen.from_bytes(data["answered"])
             self.to_ratify = list(data["to_ratify"])
         self.scheduler.state = self.scheduler.program.call(self.scheduler.entry, "new_scheduler")
-        for row in self.record.scan(self.cursor):
-            self.cursor = row.seq
+        for row in self.follower.new_rows():
             self.fold.apply(row)
             if row.kind == ANSWERED:
                 self.answered.add(row.key)
@@ -126,10 +127,14 @@ class SchedulerLocus:
         """Read to the record's tip (before a checkpoint)."""
         self.read()
 
+    @property
+    def cursor(self) -> int:
+        """The seq read to (the checkpointer's question)."""
+        return self.follower.seq
+
     def read(self) -> None:
         """Take in the rows appended since the last read."""
-        for row in self.record.scan(self.cursor):
-            self.cursor = row.seq
+        for row in self.follower.new_rows():
             try:
                 self._take(row)
             except Exception as error:  # input: the locus goes on without it

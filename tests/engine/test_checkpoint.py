@@ -94,7 +94,7 @@ def test_settled_roots_leave_the_state_and_their_asks_stay_seen(made: Path) -> N
         assert forgetful.seen_ask(t.ask) and t.ask not in forgetful.asks
     open_roots = {t.id for t in kept.tasks.values() if t.parent is None and t.outcome is None}
     assert {t.id for t in forgetful.tasks.values() if t.parent is None} == open_roots
-    assert forgetful.roots == kept.roots and forgetful.open == kept.open
+    assert forgetful.top_root == kept.top_root and forgetful.open == kept.open
 
 
 @settings(

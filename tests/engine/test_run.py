@@ -4,6 +4,7 @@ replies that are nobody's."""
 
 from __future__ import annotations
 
+import pygit2
 import pytest
 from engine_helpers import Scripted, catalog_of, close_month, work
 
@@ -49,6 +50,7 @@ def test_admission_is_idempotent_by_ask_and_names_the_convener(org):
 def test_a_task_id_another_body_claimed_is_never_minted_again(org):
     """Two bodies folding the same record would both mint t1; the id is claimed in
     memory first, so the second takes the next one (and a restart keeps its own)."""
+    pygit2.Repository(str(org.root)).remotes.create("origin", str(org.root.parent / "shared.git"))
     e = org.engine()
     bound = catalog_of(close_month).bind("close-month", inputs=INPUTS)
     assert e.memory.take("task/t1", "beta@box:c2", 3600) is not None  # beta minted t1, unsynced
@@ -58,6 +60,13 @@ def test_a_task_id_another_body_claimed_is_never_minted_again(org):
     assert e.memory.take("task/t3", "beta@box:c2", 3600) is not None
     assert org.engine().admit(bound, "ask-2", "leader", INPUTS).task == "t4"
     assert [r.key for r in org.rows(kind="workflow.admitted") if "plan" in r.body] == ["t2"]
+
+
+def test_a_record_with_no_remote_has_one_body_and_claims_no_task_id(org):
+    e = org.engine()
+    bound = catalog_of(close_month).bind("close-month", inputs=INPUTS)
+    assert e.admit(bound, "ask-1", "leader", INPUTS).task == "t1"
+    assert e.memory.claim("task/t1") is None
 
 
 def test_inputs_are_checked_against_what_the_definition_takes(org):

@@ -41,7 +41,7 @@ def folded(record: Record) -> dict:
     schedules = Fold().apply_all(rows)
     return {
         "rows": len(rows),
-        "roots": kept.roots,
+        "top_root": kept.top_root,
         "open": list(forgetful.open),
         "settled roots forgotten": len(forgetful.roots_settled),
         "budget": kept.budget.snapshot(),

@@ -1,0 +1,82 @@
+"""Following the record as it grows, across the rebases a sync makes.
+
+A sync rebases this clone's unstamped rows onto what another clone pushed,
+so a seq read a moment ago may name another row now: our rows move up, and
+rows another writer made slip in below a reader's place. A reader going on
+from a seq would skip those rows for good (the fold then meets a step of a
+task it never saw admitted) and read its own rows twice. Only the stamped
+prefix never moves: the remote's chain grows by fast-forward alone.
+
+So a Follower keeps its place as the seq it read to, the stamped count at
+that read, and the ids of the rows it read past that count. When those rows
+still stand where it read them, what follows them is new, read lazily (a
+fold over a long record holds one chunk at a time); otherwise every row past
+the stamped mark it has not read is new, in chain order. Each row is handed
+out once, even when the reader stops part way (an exception in its fold):
+its place moves row by row. The ids kept are only those past the stamped
+mark, a tick's worth.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from hale_runtime.record.record import Record
+    from hale_runtime.record.row import Row
+
+
+class Follower:
+    """One reader's place in `record`; `new_rows()` hands out each row once.
+
+    `since` is a seq whose rows are all stamped (a checkpoint's): reading goes on after it."""
+
+    def __init__(self, record: Record, since: int = 0) -> None:
+        self.record = record
+        self.seq = since  # rows passed, counted in the chain as it stood when read
+        self.stamped = since  # of those, the stamped prefix (it never moves)
+        self.tail: list[str] = []  # ids of the rows passed after `stamped`, in chain order
+        self.unread: set[str] = set()  # among those, rows found after a rebase, not yet handed out
+
+    def new_rows(self) -> Iterator[Row]:
+        """The rows not handed out before, in chain order."""
+        rows = self.record.scan(self.stamped)
+        head = list(itertools.islice(rows, len(self.tail)))
+        if not self.unread and [r.id for r in head] == self.tail:
+            yield from self._onward(rows)
+        else:
+            yield from self._after_rebase(head, rows)
+        self._compact()
+
+    def _onward(self, rows: Iterator[Row]) -> Iterator[Row]:
+        for row in rows:
+            self.seq += 1
+            self.tail.append(row.id)
+            yield row
+
+    def _after_rebase(self, head: list[Row], rows: Iterator[Row]) -> Iterator[Row]:
+        """Every row past the stamped mark not handed out yet, wherever it now stands."""
+        handed = set(self.tail) - self.unread
+        everything = head + list(rows)
+        new = [r for r in everything if r.id not in handed]
+        self.seq = self.stamped + len(everything)
+        self.tail = [r.id for r in everything]
+        self.unread = {r.id for r in new}
+        for row in new:
+            self.unread.discard(row.id)
+            yield row
+
+    def _compact(self) -> None:
+        """Forget the ids of rows that became stamped: they never move again. Only
+        when the chain still holds the rows passed where they were passed (a
+        sync in between may have rebased it: then next time)."""
+        stamped = min(self.record.stamped_count(), self.seq)
+        if self.unread or stamped <= self.stamped:
+            return
+        done = stamped - self.stamped
+        settled = self.record.scan(self.stamped, until=stamped)
+        if [r.id for r in settled] == self.tail[:done]:
+            del self.tail[:done]
+            self.stamped = stamped
