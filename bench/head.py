@@ -61,8 +61,8 @@ def admit(root: Path, n: int) -> None:
     memory.close()
 
 
-def leg(url: str, name: str, done: list[int], errors: list[str]) -> None:
-    client = HeadClient(url)
+def leg(url: str, token: str, name: str, done: list[int], errors: list[str]) -> None:
+    client = HeadClient(url, token)
     while True:
         got = client.call("dna.attempt.claim", leg=name)
         if not got.get("attempt"):
@@ -92,7 +92,7 @@ def run(n: int, legs: int) -> None:
         done: list[int] = []
         errors: list[str] = []
         threads = [
-            threading.Thread(target=leg, args=(server.url, f"leg:{i}", done, errors))
+            threading.Thread(target=leg, args=(server.url, server.token, f"leg:{i}", done, errors))
             for i in range(legs)
         ]
         t0 = time.perf_counter()

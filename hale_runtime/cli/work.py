@@ -27,11 +27,11 @@ def _leg():
     from hale_runtime.record.identity import clone_id, default_who
 
     root = find_root()
-    url = find_head(root)
+    url, token = find_head(root)
     import pygit2
 
     repo = pygit2.Repository(pygit2.discover_repository(str(root)))
-    return Leg(root, leg_name(default_who(clone_id(repo))), HeadClient(url))
+    return Leg(root, leg_name(default_who(clone_id(repo))), HeadClient(url, token))
 
 
 def _run(act):

@@ -1,7 +1,9 @@
 """A leg: the head's client, and the attempt it holds between verbs.
 
-`HeadClient` posts calls to the head over one kept-alive connection and
-raises HeadError with the head's own words when a call is refused; its
+`HeadClient` posts calls to the head over one kept-alive connection, with
+the head's token (`find_head` reads it from head.json, or
+HALE_DNA_HEAD_TOKEN beside HALE_DNA_HEAD), and raises HeadError with the
+head's own words when a call is refused; its
 `read_record`, `read_graph` and `work_hat` are the reads. `Leg`
 is what `hale dna work` runs: it keeps the attempt it holds (lease token,
 grant, the calls made) in `<git dir>/hale/legs/<leg>.json`, so `next`,
@@ -24,7 +26,7 @@ from urllib.parse import urlsplit
 from hale_runtime.errors import HaleRuntimeError
 from hale_runtime.head.server import head_file
 
-LEG_ENV, HEAD_ENV = "HALE_DNA_LEG", "HALE_DNA_HEAD"
+LEG_ENV, HEAD_ENV, TOKEN_ENV = "HALE_DNA_LEG", "HALE_DNA_HEAD", "HALE_DNA_HEAD_TOKEN"
 
 
 class HeadError(HaleRuntimeError):
@@ -32,10 +34,11 @@ class HeadError(HaleRuntimeError):
 
 
 class HeadClient:
-    def __init__(self, url: str, timeout: float = 150.0):
+    def __init__(self, url: str, token: str = "", timeout: float = 150.0):
         parts = urlsplit(url)
         self.url, self.host, self.port = url, parts.hostname or "127.0.0.1", parts.port or 80
         self.timeout = timeout
+        self.headers = {"Content-Type": "application/json", "Authorization": f"Bearer {token}"}
         self.conn: http.client.HTTPConnection | None = None
 
     def call(self, method: str, **params: Any) -> dict[str, Any]:
@@ -47,7 +50,7 @@ class HeadClient:
                     self.host, self.port, timeout=self.timeout
                 )
                 self.conn = conn
-                conn.request("POST", "/", body, {"Content-Type": "application/json"})
+                conn.request("POST", "/", body, self.headers)
                 response = conn.getresponse()
                 doc = json.loads(response.read() or b"{}")
                 break
@@ -83,14 +86,19 @@ class HeadClient:
             self.conn = None
 
 
-def find_head(root: Path) -> str:
-    """The head's URL: HALE_DNA_HEAD, else the one a node here serves."""
+def find_head(root: Path) -> tuple[str, str]:
+    """(the head's URL, its token): HALE_DNA_HEAD and HALE_DNA_HEAD_TOKEN when
+    set, else what the node serving here keeps in head.json."""
     named = os.environ.get(HEAD_ENV, "").strip()
-    if named:
-        return named
+    token = os.environ.get(TOKEN_ENV, "").strip()
+    if named and token:
+        return named, token
     try:
-        return str(json.loads(head_file(root).read_text())["url"])
-    except (OSError, ValueError, KeyError):
+        kept = json.loads(head_file(root).read_text())
+        return named or str(kept["url"]), token or str(kept.get("token", ""))
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        if named:
+            return named, token
         raise HeadError(
             "no head serves this project: run a node (`hale dna dev`) or name one in HALE_DNA_HEAD"
         ) from None

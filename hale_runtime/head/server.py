@@ -13,13 +13,21 @@ most, 30 by default) since the organization answers it a relay later.
 The address is kept in `<git dir>/hale/head.json` for legs to find. The
 node's step 7 tells the head the rows that landed (`tell`), queued for the
 worker like a call and not waited for.
+
+The head admits only its own. It makes a token when it starts and keeps it
+in head.json (field `token`), written with mode 0600 so only the project's
+owner reads it; every request, GET or POST, must carry it as
+`Authorization: Bearer <token>`, or it is answered 401 before anything is
+read or decided (compared in constant time).
 """
 
 from __future__ import annotations
 
+import hmac
 import json
 import os
 import queue
+import secrets
 import threading
 import time
 from collections.abc import Callable
@@ -36,6 +44,11 @@ ALLOWANCE_WAIT_S, PEEK_S, MAX_WAIT_S = 30.0, 0.05, 120.0
 HEAD_FILE = "head.json"
 OWNER_ENV = "HALE_DNA_OWNER"  # over a shared record: the organization this head serves
 PEEK, LANDED = "head.allowance.peek", "head.landed"  # the head's own, not callable over HTTP
+MAX_BODY = 1 << 20  # a refused request's body is read (and dropped) up to this size
+UNAUTHORIZED = (
+    "refused: this head admits only its own: send its token as `Authorization: Bearer <token>`"
+    " (the `token` of <git dir>/hale/head.json); nothing written"
+)
 
 Job = tuple[str, dict[str, Any], Future]
 
@@ -49,8 +62,15 @@ def head_file(root: Path) -> Path:
 class HeadServer:
     """The head: a worker over the stores and an HTTP server in front of it."""
 
-    def __init__(self, open_head: Callable[[], Head], port: int = 0, root: Path | None = None):
+    def __init__(
+        self,
+        open_head: Callable[[], Head],
+        port: int = 0,
+        root: Path | None = None,
+        token: str | None = None,
+    ):
         self.open_head, self.root = open_head, root
+        self.token = token or secrets.token_urlsafe(32)
         self.jobs: queue.Queue[Job | None] = queue.Queue()
         self.http = ThreadingHTTPServer(("127.0.0.1", port), _handler(self))
         self.http.daemon_threads = True
@@ -67,9 +87,8 @@ class HeadServer:
         self.ready.result(timeout=60)  # the stores opened, or why not
         serve.start()
         if self.root is not None:
-            file = head_file(self.root)
-            file.parent.mkdir(parents=True, exist_ok=True)
-            file.write_text(json.dumps({"url": self.url, "pid": os.getpid()}))
+            kept = {"url": self.url, "pid": os.getpid(), "token": self.token}
+            write_private(head_file(self.root), json.dumps(kept))
         return self.url
 
     def stop(self) -> None:
@@ -163,6 +182,18 @@ class HeadServer:
             done.set_result(d.result)
 
 
+def write_private(file: Path, text: str) -> None:
+    """Write `text` to `file` readable by its owner alone (0600): written aside,
+    made private, then renamed into place, so it is never seen half written or open."""
+    file.parent.mkdir(parents=True, exist_ok=True)
+    aside = file.with_name(f".{file.name}.{os.getpid()}.tmp")
+    fd = os.open(aside, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as out:
+        out.write(text)
+    os.chmod(aside, 0o600)  # whatever the file was, and whatever the umask
+    os.replace(aside, file)
+
+
 def _write_alone(head: Head, d: Decision | BaseException) -> Decision | BaseException:
     """A decision's rows written as their own commit; a refusal (400) when they do not fit."""
     if isinstance(d, BaseException) or not d.rows:
@@ -182,10 +213,14 @@ def _handler(server: HeadServer) -> type[BaseHTTPRequestHandler]:
         disable_nagle_algorithm = True  # headers and body are two writes: no 40 ms stall
 
         def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
+            if not self._admitted():
+                return
             methods = [*(f"dna.attempt.{m}" for m in METHODS), *READS]
             self._answer(200, {"head": "dna", "methods": methods})
 
         def do_POST(self) -> None:  # noqa: N802
+            if not self._admitted():
+                return
             try:
                 length = int(self.headers.get("Content-Length") or 0)
                 doc = json.loads(self.rfile.read(length) or b"{}")
@@ -200,9 +235,26 @@ def _handler(server: HeadServer) -> type[BaseHTTPRequestHandler]:
             except Exception as error:  # the stores failed: the leg hears it, the head stays up
                 self._answer(503, {"error": f"the head failed: {type(error).__name__}: {error}"})
 
-        def _answer(self, status: int, doc: dict[str, Any]) -> None:
+        def _admitted(self) -> bool:
+            """Whether the request carries the head's token; answered 401 when not."""
+            given = self.headers.get("Authorization") or ""
+            if hmac.compare_digest(given.encode(), f"Bearer {server.token}".encode()):
+                return True
+            length = int(self.headers.get("Content-Length") or 0)
+            if 0 < length <= MAX_BODY:
+                self.rfile.read(length)  # read, not heard: the connection stays usable
+            else:
+                self.close_connection = True
+            self._answer(401, {"error": UNAUTHORIZED}, {"WWW-Authenticate": "Bearer"})
+            return False
+
+        def _answer(
+            self, status: int, doc: dict[str, Any], headers: dict[str, str] | None = None
+        ) -> None:
             data = json.dumps(doc).encode()
             self.send_response(status)
+            for name, value in (headers or {}).items():
+                self.send_header(name, value)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(data)))
             self.end_headers()

@@ -46,7 +46,7 @@ class Organization:
 
 
 def _leg(project: Project, server: HeadServer, name: str, provider=None) -> Leg:
-    return Leg(project.root, name, HeadClient(server.url), provider)
+    return Leg(project.root, name, HeadClient(server.url, server.token), provider)
 
 
 def test_a_leg_works_an_attempt_to_its_settlement(project: Project, served: HeadServer) -> None:

@@ -29,6 +29,10 @@ def served(project: Project) -> Iterator[HeadServer]:
     server.stop()
 
 
+def _authorized(server: HeadServer) -> urllib.request.Request:
+    return urllib.request.Request(server.url, headers={"Authorization": f"Bearer {server.token}"})
+
+
 def _rows(project: Project, n: int) -> list[dict]:
     record = project.record()
     for i in range(n):
@@ -130,7 +134,7 @@ def test_reads_over_http_and_the_internal_calls_are_not_callable(
 ) -> None:
     project.node(leader=False).offer("i-0", objective="judge thing 0", judgment=True)
     project.memory().set_holder("leader", "ann")
-    client = HeadClient(served.url)
+    client = HeadClient(served.url, served.token)
     page = client.read_record(limit=2)
     assert page["rows"] == [r.as_json() for r in Record.open(project.root).rows()[:2]]
     assert client.read_record(since=page["cursor"])["rows"][0]["seq"] == 3
@@ -140,7 +144,7 @@ def test_reads_over_http_and_the_internal_calls_are_not_callable(
         client.work_hat("t9")
     with pytest.raises(HeadError, match="no such call head.landed"):
         client.call("head.landed", seq=10**6)
-    methods = json.loads(urllib.request.urlopen(served.url).read())["methods"]
+    methods = json.loads(urllib.request.urlopen(_authorized(served)).read())["methods"]
     assert {"dna.record.read", "dna.graph.read", "dna.work.hat", "dna.attempt.claim"} <= set(
         methods
     )
@@ -156,7 +160,7 @@ def test_what_a_node_landed_reaches_its_head(
     dsn = str(project.memory_path)
     host = Host(project.root, Settings(), dsn, dsn, say=lambda _: None)
     host.heads.append(served.tell)  # what Host.start registers for the head it starts
-    client = HeadClient(served.url)
+    client = HeadClient(served.url, served.token)
     assert client.read_record()["landed"] == 0
     _rows(project, 4)
     host.record.refresh()  # what steps 2 to 4 do, reading the record

@@ -149,11 +149,11 @@ def test_reproduction_8_an_interval_shorter_than_the_tick(organism) -> None:
     admits(root)
 
 
-def _post(url: str, method: str, params: dict) -> tuple[int, dict]:
-    parts = urlsplit(url)
+def _post(head: dict, method: str, params: dict) -> tuple[int, dict]:
+    parts = urlsplit(head["url"])
     conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=30)
     conn.request("POST", "/", json.dumps({"method": method, "params": params}),
-                 {"Content-Type": "application/json"})  # fmt: skip
+                 {"Authorization": f"Bearer {head['token']}"})  # fmt: skip
     response = conn.getresponse()
     return response.status, json.loads(response.read())
 
@@ -165,15 +165,15 @@ def test_reproduction_3_a_legs_numbers_that_are_text(organism) -> None:
     assert claimed.returncode == 0, claimed.stderr
     attempt, leg = claimed.stdout.split()[1], claimed.stdout.split("leased to ")[1].split()[0]
     held = json.loads(next((root / ".git" / "hale" / "legs").iterdir()).read_text())
-    url = json.loads((root / ".git" / "hale" / "head.json").read_text())["url"]
+    head = json.loads((root / ".git" / "hale" / "head.json").read_text())
     lease = {"leg": leg.rstrip(",;"), "attempt": attempt, "token": held["token"]}
     asked = len(rows(root, k.OUTCOME_REQUESTED))
-    status, answer = _post(url, "dna.attempt.outcome",
+    status, answer = _post(head, "dna.attempt.outcome",
                            {**lease, "outcome": "succeeded", "calls": [{"micros": "lots"}]})  # fmt: skip
     assert status == 400
     assert answer["error"].startswith("refused: calls[0].micros is a whole number, 0 or more, not")
     assert len(rows(root, k.OUTCOME_REQUESTED)) == asked  # nothing written
-    status, _ = _post(url, "dna.attempt.renew", {**lease, "token": str(held["token"])})
+    status, _ = _post(head, "dna.attempt.renew", {**lease, "token": str(held["token"])})
     assert status == 400
     lots = line(k.OUTCOME_REQUESTED, attempt, {**lease, "outcome": "succeeded",
                                                "calls": [{"micros": "lots"}]})  # fmt: skip

@@ -1,0 +1,71 @@
+"""The head admits only its own: a token in `<git dir>/hale/head.json`, mode 0600."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import stat
+from collections.abc import Iterator
+from urllib.parse import urlsplit
+
+import pytest
+from ask_helpers import Project
+
+from hale_runtime.head import HeadClient, HeadError, HeadServer, open_head_for
+from hale_runtime.head.client import find_head
+from hale_runtime.head.server import head_file
+from hale_runtime.record import Record
+
+
+@pytest.fixture
+def served(project: Project) -> Iterator[HeadServer]:
+    project.memory().close()
+    server = HeadServer(
+        open_head_for(project.root, str(project.memory_path), "org@box:c0ffee00"),
+        root=project.root,
+    )
+    server.start()
+    yield server
+    server.stop()
+
+
+def _call(url: str, headers: dict[str, str], method: str = "POST") -> tuple[int, dict]:
+    parts = urlsplit(url)
+    conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=30)
+    body = json.dumps({"method": "dna.attempt.claim", "params": {"leg": "leg:mallory"}})
+    conn.request(method, "/", body if method == "POST" else None, headers)
+    response = conn.getresponse()
+    return response.status, json.loads(response.read())
+
+
+def test_the_token_is_kept_for_the_projects_own_users_only(project: Project, served) -> None:
+    file = head_file(project.root)
+    assert stat.S_IMODE(file.stat().st_mode) == 0o600
+    kept = json.loads(file.read_text())
+    assert kept["url"] == served.url and kept["token"] == served.token
+    assert len(served.token) >= 32
+    assert find_head(project.root) == (served.url, served.token)
+
+
+@pytest.mark.parametrize("authorization", [None, "Bearer ", "Bearer not-the-token", "Basic x"])
+def test_a_call_without_the_token_is_refused_with_nothing_written(
+    project: Project, served: HeadServer, authorization: str | None
+) -> None:
+    rows = Record.open(project.root).cursor()
+    headers = {"Content-Type": "application/json"}
+    if authorization is not None:
+        headers["Authorization"] = authorization
+    for method in ("POST", "GET"):
+        status, answer = _call(served.url, headers, method)
+        assert status == 401
+        assert answer["error"].startswith("refused: this head admits only its own")
+    assert Record.open(project.root).cursor() == rows
+    with pytest.raises(HeadError, match="admits only its own"):
+        HeadClient(served.url, "not-the-token").call("dna.attempt.claim", leg="leg:mallory")
+
+
+def test_a_call_with_the_token_is_heard(served: HeadServer) -> None:
+    status, answer = _call(served.url, {"Authorization": f"Bearer {served.token}"})
+    assert status == 200 and answer == {"result": {"attempt": None}}
+    got = HeadClient(served.url, served.token).call("dna.attempt.claim", leg="leg:ann")
+    assert got == {"attempt": None}
