@@ -9,11 +9,18 @@ place, so a half-written genome is never taken for one) and built there, so
 the work tree is never touched. A commit that built is remembered in
 `.git/hale/genomes/good`; one that does not build leaves the node on that
 one. Without a forge the node serves the work tree itself (`hale dna dev`
-on a project that has no remote).
+on a project that has no remote); a work tree that builds is remembered
+too: as its HEAD commit when its genome trees match it, else as a copy of
+them (`genomes/<head>+<digest>/`), so a broken edit falls back to what was
+last served. When nothing is remembered (a first start), the last genome
+that built is looked for among the commits before the one that failed
+(`built_before`, first parents, at most `SEARCH`), so a node serves the
+last genome that builds in every case it can find one.
 """
 
 from __future__ import annotations
 
+import hashlib
 import shutil
 import tempfile
 from dataclasses import dataclass
@@ -24,6 +31,7 @@ import pygit2
 from hale_runtime.node.git import GitFailed, git, text
 
 GENOME_TREES = ("dna", "vendor")
+SEARCH = 16  # commits looked at for the last genome that builds, when none is remembered
 
 
 @dataclass(frozen=True)
@@ -131,3 +139,72 @@ def remember_good(root: Path, commit: str) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "good.tmp").write_text(commit + "\n")
     (folder / "good.tmp").replace(folder / "good")
+
+
+def keep_work_tree(root: Path, served: Genome) -> str:
+    """Remember the work tree that just built: its HEAD commit when its genome
+    trees match it, else a copy of them; the name `last_good` will give back."""
+    repo = pygit2.Repository(str(root))
+    changed = [
+        path
+        for path, flags in repo.status(untracked_files="all", ignored=False).items()
+        if path.split("/", 1)[0] in GENOME_TREES and flags != pygit2.enums.FileStatus.CURRENT
+    ]
+    if served.commit and not changed:
+        materialize(root, served.commit)  # what last_good finds, written from git
+        return served.commit
+    files = sorted(
+        p for name in GENOME_TREES if (Path(root) / name).is_dir()
+        for p in (Path(root) / name).rglob("*") if p.is_file()
+    )  # fmt: skip
+    digest = hashlib.sha256()
+    for file in files:
+        digest.update(f"{file.relative_to(root)}\0".encode() + file.read_bytes() + b"\0")
+    name = f"{served.commit or 'worktree'}+{digest.hexdigest()[:12]}"
+    target = genomes_dir(root) / name
+    if not target.is_dir():
+        target.parent.mkdir(parents=True, exist_ok=True)
+        scratch = Path(tempfile.mkdtemp(prefix=".tmp-", dir=target.parent))
+        for name_ in GENOME_TREES:
+            if (Path(root) / name_).is_dir():
+                shutil.copytree(Path(root) / name_, scratch / name_, symlinks=True)
+        try:
+            scratch.rename(target)
+        except OSError:  # another process kept it first: the same files
+            shutil.rmtree(scratch, ignore_errors=True)
+    return name
+
+
+def built_before(root: Path, failed: Genome | None) -> str | None:
+    """The newest commit, at or before the one that failed, whose genome builds:
+    the work tree's HEAD when the work tree failed with edits of its own, then
+    first parents, at most SEARCH commits."""
+    repo = pygit2.Repository(str(root))
+    if failed is not None and failed.commit and not failed.work_tree:
+        start = repo.get(failed.commit)
+    else:
+        start = None if repo.head_is_unborn else repo.head.peel(pygit2.Commit)
+    skip = failed.commit if failed is not None and _is_commit(repo, failed) else None
+    looked = 0
+    while start is not None and looked < SEARCH:
+        commit = str(start.id)
+        if commit != skip:
+            looked += 1
+            try:
+                build(materialize(root, commit))
+            except BuildFailed:
+                pass
+            else:
+                return commit
+        start = start.parents[0] if start.parents else None
+    return None
+
+
+def _is_commit(repo: pygit2.Repository, genome: Genome) -> bool:
+    """Whether `genome` is exactly a commit (not a work tree with edits of its own)."""
+    if not genome.commit:
+        return False
+    if not genome.work_tree:
+        return True
+    changed = repo.status(untracked_files="all", ignored=False)
+    return not any(p.split("/", 1)[0] in GENOME_TREES for p in changed)

@@ -303,14 +303,23 @@ class Host:
             self.record.append(kinds.NODE_BUILD_FAILED, node_key(self.holder), body)
             self._sync()
             return self._fall_back(candidate, f"genome {candidate.label} does not build")
-        if not candidate.work_tree:
-            genome.remember_good(self.root, candidate.commit)
+        kept = genome.keep_work_tree(self.root, candidate) if candidate.work_tree else None
+        genome.remember_good(self.root, kept or candidate.commit)
         return candidate
 
     def _fall_back(self, failed: genome.Genome | None, why: str) -> genome.Genome:
+        """The last genome that built: the one remembered, else the newest commit
+        before the failure that builds (remembered from then on)."""
         good = genome.last_good(self.root)
-        if good is None or failed is not None and failed.work_tree:
-            raise NodeStop(EXIT_REFUSED, f"{why}, and no genome has built here before")
+        if good is None:
+            good = genome.built_before(self.root, failed)
+            if good is None:
+                raise NodeStop(
+                    EXIT_REFUSED,
+                    f"{why}, and no genome has built here before, nor any of the "
+                    f"{genome.SEARCH} commits before it",
+                )
+            genome.remember_good(self.root, good)
         self.say(f"hale: {why}; serving {good[:7]}, the last genome that built")
         return genome.materialize(self.root, good)
 
