@@ -22,7 +22,9 @@ and nothing here applies them.
 
 A checker is a function from a value to why it does not fit ("" when it
 does), phrased to follow the field's name: ` is a whole number, not 'lots'`,
-`[0].micros is …`, ` lacks outcome`. `check` puts the name in front.
+`[0].micros is …`, ` lacks outcome`. `check` puts the name in front. Each
+checker also carries an `example` of a value that fits, so `example(kind)`
+gives a body of any kind that fits it (docs, tests, fuzzing).
 
 Adding a kind is one entry: the constant that writers and readers use is
 what `kind(...)` returns, e.g.
@@ -105,9 +107,24 @@ def ANY(value: Any) -> str:  # noqa: N802
     return ""
 
 
+def _example(checker: Checker, value: Any) -> Checker:
+    checker.example = value  # type: ignore[attr-defined]
+    return checker
+
+
+for _checker, _value in ((TEXT, "text"), (ID, "id-1"), (INT, 1), (COUNT, 1), (NUMBER, 1.5),
+                         (BOOL, True), (OBJECT, {}), (ANY, "any")):  # fmt: skip
+    _example(_checker, _value)
+
+
+def example_of(checker: Checker) -> Any:
+    """A value that fits `checker`."""
+    return checker.example  # type: ignore[attr-defined]
+
+
 def maybe(inner: Checker) -> Checker:
     """`inner`, or null."""
-    return lambda value: "" if value is None else inner(value)
+    return _example(lambda value: "" if value is None else inner(value), example_of(inner))
 
 
 def one_of(*values: str) -> Checker:
@@ -116,7 +133,7 @@ def one_of(*values: str) -> Checker:
             return ""
         return f" is {' or '.join(values)}, not {shown(value)}"
 
-    return fits
+    return _example(fits, values[0])
 
 
 def list_of(inner: Checker, most: int = 10_000) -> Checker:
@@ -131,7 +148,7 @@ def list_of(inner: Checker, most: int = 10_000) -> Checker:
                 return f"[{n}]{why}"
         return ""
 
-    return fits
+    return _example(fits, [example_of(inner)])
 
 
 def fields(required: dict[str, Checker], optional: dict[str, Checker] | None = None) -> Checker:
@@ -143,7 +160,8 @@ def fields(required: dict[str, Checker], optional: dict[str, Checker] | None = N
             return f" is a JSON object, not {shown(value)}"
         return _fields_why(value, required, optional, ".")
 
-    return fits
+    every = {**required, **optional}
+    return _example(fits, {name: example_of(c) for name, c in every.items()})
 
 
 def _fields_why(
@@ -173,6 +191,7 @@ def _plan(depth: int) -> Checker:
             return fields({"key": ID, "child": _plan(depth + 1)})(value)
         return LEAF(value)
 
+    _example(member, LEAF.example)
     step = fields({"store": TEXT, "members": list_of(member, PLAN_MEMBERS)})
     return fields({"id": ID, "rev": INT, "summary": TEXT, "steps": list_of(step, PLAN_STEPS)})
 
@@ -367,6 +386,12 @@ ORG_REVIEWED = kind("org.reviewed", ID, {}, {"proposal": maybe(TEXT), "signals":
 # the record's own
 ROW_QUARANTINED = kind("row.quarantined", ID, {"kind": TEXT, "why": TEXT})
 ROW_UNREADABLE = "row.unreadable"  # what the record calls a line that is no row (never written)
+
+
+def example(name: str) -> dict[str, Any]:
+    """A body that fits kind `name`: each field it names, an example of its type."""
+    spec = KINDS[name]
+    return {f: example_of(c) for f, c in {**spec.required, **spec.optional}.items()}
 
 
 # ---- the check ---------------------------------------------------------------------
