@@ -9,7 +9,7 @@ import os
 import subprocess
 from pathlib import Path
 
-from node_helpers import FAST, HALE, Node, sh
+from node_helpers import FAST, HALE, sh
 
 ENV = {**FAST, "HALE_DNA_LEASE_S": "5", "HALE_DNA_ANSWER_WAIT": "30"}
 BROKEN = "fn own_workflows(catalog: dna::WorkflowCatalog) -> String {\n    return \n"
