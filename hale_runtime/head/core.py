@@ -104,11 +104,13 @@ class Head:
     # ---- the fold ----------------------------------------------------------------
 
     def read(self) -> None:
-        """Take in the rows written since the last read."""
-        apply = self.state.apply
+        """Take in the rows written since the last read; one the fold cannot apply
+        is skipped here as everywhere (the organization quarantines it)."""
+        fold = self.state.fold
         for r in self.follower.new_rows():
-            apply(r.kind, r.key, r.body, r.at)
-            self._note(r.kind, r.key, r.body)
+            if fold(r):
+                self._note(r.kind, r.key, r.body)
+        self.state.poison.clear()
 
     def _note(self, kind: str, key: str, body: dict[str, Any]) -> None:
         if kind == kinds.ATTEMPT_CLAIMED:
