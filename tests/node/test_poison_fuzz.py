@@ -153,7 +153,7 @@ def folded(rows: list[Row], dropped: set[str]) -> tuple[Any, ...]:
         if root_of(a.id) not in stuck
     )
     schedules = Fold().apply_all(rows).schedules
-    return tasks, attempts, state.roots, sorted((s, astuple(v)) for s, v in schedules.items())
+    return tasks, attempts, sorted((s, astuple(v)) for s, v in schedules.items())
 
 
 def feed(running: Running, lines: list[str]) -> None:
