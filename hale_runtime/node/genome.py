@@ -3,7 +3,9 @@
 With a forge (the record's remote, or `hale.forge`), the genome is a commit:
 the tip of the forge's default branch, fetched into
 `refs/dna/remotes/<forge>/genome` (`git fetch <forge> +HEAD:…`: the remote's
-HEAD names its default branch). The commit's `dna/` and `vendor/` trees are
+HEAD names its default branch; when it names a branch the forge lacks, as a
+`git init --bare` HEAD on `master` does after the project pushed `main`,
+the branch this clone tracks there). The commit's `dna/` and `vendor/` trees are
 written to `.git/hale/genomes/<commit>/` (to a temporary folder renamed into
 place, so a half-written genome is never taken for one) and built there, so
 the work tree is never touched. A commit that built is remembered in
@@ -68,9 +70,37 @@ def tracking(forge: str) -> str:
 
 
 def fetch_tip(root: Path, forge: str, timeout_s: float) -> str:
-    """Fetch the forge's default branch; its tip commit (GitFailed when unreachable)."""
-    git(root, ["fetch", "-q", "--no-tags", forge, f"+HEAD:{tracking(forge)}"], timeout_s)
+    """Fetch the forge's default branch; its tip commit (GitFailed when unreachable).
+
+    The default branch is what the forge's HEAD names. When HEAD names a branch
+    the forge lacks (`git init --bare` made `master`, the project pushed
+    `main`), the branch this clone tracks there is the genome instead."""
+    try:
+        git(root, ["fetch", "-q", "--no-tags", forge, f"+HEAD:{tracking(forge)}"], timeout_s)
+    except GitFailed as failed:
+        if "couldn't find remote ref HEAD" not in f"{failed} {failed.stderr}":
+            raise
+        branch = tracked_branch(root, forge, timeout_s)
+        if branch is None:
+            raise
+        git(root, ["fetch", "-q", "--no-tags", forge, f"+{branch}:{tracking(forge)}"], timeout_s)
     return text(root, ["rev-parse", "--verify", tracking(forge)], timeout_s)
+
+
+def tracked_branch(root: Path, forge: str, timeout_s: float) -> str | None:
+    """The forge's branch this clone follows: its branch's upstream when that is at
+    the forge, else the branch of the same name (None on a detached HEAD)."""
+    try:
+        branch = text(root, ["symbolic-ref", "-q", "HEAD"], timeout_s)
+    except GitFailed:
+        return None
+    name = branch.removeprefix("refs/heads/")
+    try:
+        remote = text(root, ["config", "--get", f"branch.{name}.remote"], timeout_s)
+        merge = text(root, ["config", "--get", f"branch.{name}.merge"], timeout_s)
+    except GitFailed:
+        return branch
+    return merge if remote == forge and merge else branch
 
 
 def genomes_dir(root: Path) -> Path:

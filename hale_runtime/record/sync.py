@@ -7,29 +7,23 @@ contains the remote tip there is nothing to rebase; when the remote's chain
 contains ours, we fast-forward; otherwise the rows after the commit both share
 are written again as one commit on the remote tip, minus those whose id the
 remote already holds, and the local ref moves to it by compare-and-swap. The
-push is without force, so at the remote it is a compare-and-swap too; a
-rejection (which libgit2 reports through `push_update_reference`, or, for a
-stale local check, as an error) starts the round again. The tracking ref
-moves only to what the remote was seen to hold, and it is what "stamped"
-means. Every clone ends on the remote's chain, so all share one order.
-
-libgit2's local transport (a path or file:// remote) checks fast-forward
-before it writes and then writes the ref unconditionally; hale serialises its
-own pushes to such a remote with a lock file inside it, so the check and the
-write are one step.
+push is git's own and without force: receive-pack moves the remote's ref only
+from the value the push saw, a compare-and-swap at any remote, bare or not
+(libgit2's local transport refuses a non-bare repository, and checks
+fast-forward apart from its write). A rejection starts the round again; any
+other failure is a RecordError, and the rows stay here for the next sync.
+The tracking ref moves only to what the remote was seen to hold, and it is
+what "stamped" means. Every clone ends on the remote's chain, so all share
+one order.
 """
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
 import os
 import random
 import subprocess
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pygit2
@@ -45,14 +39,7 @@ if TYPE_CHECKING:
 
 MAX_ROUNDS = 60
 GIT_TIMEOUT_S = float(os.environ.get("HALE_DNA_GIT_TIMEOUT", "30"))
-REJECTIONS = (
-    "non-fastforward",
-    "fastforwardable",
-    "not present locally",
-    "fetch first",
-    "stale info",
-    "rejected",
-)
+REJECTIONS = ("rejected", "fetch first", "non-fast-forward", "stale info", "lock")
 
 
 @dataclass(frozen=True)
@@ -66,15 +53,7 @@ class SyncReport:
 
 
 class _Callbacks(pygit2.RemoteCallbacks):
-    """Collects push rejections; offers the ssh agent when a remote asks for a key."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.rejected: list[str] = []
-
-    def push_update_reference(self, refname: str, message: str | None) -> None:
-        if message:
-            self.rejected.append(f"{refname}: {message}")
+    """Offers the ssh agent when a remote asks for a key (listing its refs)."""
 
     def credentials(self, url: str, username_from_url: str | None, allowed_types: int):
         if allowed_types & pygit2.enums.CredentialType.SSH_KEY:
@@ -89,7 +68,7 @@ def sync(record: Record) -> SyncReport:
     name = record.remote()
     if name is None:
         return SyncReport(None)
-    repo, remote = record.repo, record.repo.remotes[name]
+    repo = record.repo
     before = record.cursor()
     refusal = "the local chain kept moving"
     for round_no in range(1, MAX_ROUNDS + 1):
@@ -101,7 +80,7 @@ def sync(record: Record) -> SyncReport:
         if not moved:
             continue  # the local chain moved under us: go again
         sent = _unheld(record, theirs)
-        refusal = _push(remote, name, tip) if sent and tip is not None else None
+        refusal = _push(repo, name, tip) if sent and tip is not None else None
         if refusal:
             time.sleep(random.uniform(0.0, 0.02 * round_no))
             continue
@@ -190,18 +169,25 @@ def _unheld(record: Record, theirs: pygit2.Oid | None) -> int:
     return total - record.rows_through(where) if where is not None else 0
 
 
-def _push(remote: pygit2.Remote, name: str, tip: pygit2.Oid) -> str | None:
-    """Push `tip` to the remote's record ref without force; the refusal, or None if taken."""
-    callbacks = _Callbacks()
-    store.use_fsync(durability.durable())  # a remote on this machine is written by libgit2
-    with _remote_lock(remote.url):
-        try:
-            remote.push([f"{tip}:{store.RECORD_REF}"], callbacks=callbacks)
-        except (pygit2.GitError, OSError) as exc:
-            if any(word in str(exc) for word in REJECTIONS):
-                return str(exc)
-            raise RecordError(f"sync: pushing {store.RECORD_REF} to {name} failed: {exc}") from exc
-    return "; ".join(callbacks.rejected) or None
+def _push(repo: pygit2.Repository, name: str, tip: pygit2.Oid) -> str | None:
+    """Push `tip` to the remote's record ref without force; the refusal, or None if taken.
+    git itself pushes: receive-pack moves the ref only from the value the push
+    saw (a compare-and-swap at any remote), and it writes to a non-bare
+    repository too, which libgit2's local transport refuses."""
+    spec = f"{tip}:{store.RECORD_REF}"
+    done = _run_git(repo, ["push", "--porcelain", name, spec], f"pushing {store.RECORD_REF}")
+    if done.returncode == 0:
+        return None
+    flags = [line.split("\t")[-1] for line in done.stdout.splitlines() if line.startswith("!")]
+    errors = [
+        line.removeprefix("remote:").strip().removeprefix("error:").strip()
+        for line in done.stderr.splitlines()
+        if "error:" in line and "failed to push some refs" not in line
+    ]
+    why = "; ".join(flags[:1] + errors[:1]) or f"git push exited {done.returncode}"
+    if any(word in why for word in REJECTIONS):
+        return f"{store.RECORD_REF}: {why}"
+    raise RecordError(f"sync: pushing {store.RECORD_REF} to {name} failed: {why}")
 
 
 def _push_receipts(record: Record, name: str, heads: dict[str, str]) -> None:
@@ -216,30 +202,21 @@ def _push_receipts(record: Record, name: str, heads: dict[str, str]) -> None:
 
 def _git(repo: pygit2.Repository, args: list[str], doing: str) -> None:
     """Run git on the repository, bounded in time; a failure is one RecordError line."""
-    # durable: git fsyncs what it fetches (objects and refs) as the record does its own
-    fsync = ["-c", "core.fsync=committed"] if durability.durable() else []
-    command = ["git", *fsync, f"--git-dir={repo.path}", *args]
-    try:
-        done = subprocess.run(
-            command, capture_output=True, text=True, timeout=GIT_TIMEOUT_S, check=False
-        )
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        raise RecordError(f"sync: {doing} failed: {exc}") from exc
+    done = _run_git(repo, args, doing)
     if done.returncode != 0:
         why = (done.stderr.strip().splitlines() or [f"git {args[0]} failed"])[-1]
         raise RecordError(f"sync: {doing} failed: {why}")
 
 
-@contextlib.contextmanager
-def _remote_lock(url: str) -> Iterator[None]:
-    """For a remote on this machine, hold its `hale-push.lock` while pushing."""
-    path = Path(url[len("file://") :] if url.startswith("file://") else url)
-    if "://" in url and not url.startswith("file://") or not path.is_dir():
-        yield
-        return
-    with open(path / "hale-push.lock", "a") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(lock, fcntl.LOCK_UN)
+def _run_git(repo: pygit2.Repository, args: list[str], doing: str) -> subprocess.CompletedProcess:
+    """git on the repository, bounded in time (RecordError when it cannot run or overruns).
+    Durable, git fsyncs what it writes (objects and refs, here and, through its
+    config, in a receive-pack on this machine) as the record does its own."""
+    fsync = ["-c", "core.fsync=committed"] if durability.durable() else []
+    command = ["git", *fsync, f"--git-dir={repo.path}", *args]
+    try:
+        return subprocess.run(
+            command, capture_output=True, text=True, timeout=GIT_TIMEOUT_S, check=False
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise RecordError(f"sync: {doing} failed: {exc}") from exc

@@ -70,3 +70,26 @@ def test_a_poll_of_0_never_pulls(forge, make_clone, nodes):
     assert node.proc.poll() is None, node.log()
     assert genome_line(a) == f"genome: {first_commit[:7]}"
     assert node.stop() == 0
+
+
+def test_a_forge_whose_head_names_a_missing_branch_serves_the_branch_the_clone_tracks(
+    tmp_path, nodes
+):
+    """`git init --bare` made `master`; the project pushed `main`. The forge's HEAD
+    names nothing, so the node follows the branch the clone tracks."""
+    from node_helpers import TINY_GENOME
+
+    forge, proj = tmp_path / "forge.git", tmp_path / "proj"
+    sh(tmp_path, "git", "-c", "init.defaultBranch=master", "init", "-q", "--bare", str(forge))
+    sh(tmp_path, "git", "init", "-q", "--initial-branch=main", str(proj))
+    for rel, text in TINY_GENOME.items():
+        (proj / rel).parent.mkdir(parents=True, exist_ok=True)
+        (proj / rel).write_text(text)
+    sh(proj, "git", "add", "dna")
+    sh(proj, "git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "genome")
+    sh(proj, "git", "remote", "add", "origin", str(forge))
+    sh(proj, "git", "push", "-q", "-u", "origin", "main")
+    node = nodes(proj, env=POLL)
+    node.wait_running()
+    assert genome_line(proj) == f"genome: {sh(proj, 'git', 'rev-parse', 'HEAD')[:7]}"
+    assert node.stop() == 0, node.log()

@@ -80,8 +80,8 @@ def test_a_rejected_push_is_detected(make_clone: Callable[[str], Path]) -> None:
     stale = b.append("x.b", "1", {})
     assert stale.seq == 1
     tip = b.repo.references[RECORD_REF].target  # not on top of a's row
-    refusal = _push(b.repo.remotes["origin"], "origin", tip)
-    assert refusal and "not present locally" in refusal
+    refusal = _push(b.repo, "origin", tip)
+    assert refusal and "rejected" in refusal
     b.sync()
     assert [r.key for r in Record.open(b.repo.workdir).rows()] == ["1", "1"]
 
@@ -95,7 +95,7 @@ def test_a_refusal_reported_through_the_callback_is_a_rejection(
     a.append("x.a", "2", {})
     (remote / f"{RECORD_REF}.lock").write_text("")  # the remote cannot move its ref
     tip = a.repo.references[RECORD_REF].target
-    refusal = _push(a.repo.remotes["origin"], "origin", tip)
+    refusal = _push(a.repo, "origin", tip)
     assert refusal and refusal.startswith(f"{RECORD_REF}: ") and "lock" in refusal
     monkeypatch.setattr(sync_module, "MAX_ROUNDS", 2)
     with pytest.raises(RecordError, match="refused 2 rounds; last: refs/dna/record: .*lock"):
@@ -173,3 +173,25 @@ def test_each_sync_sees_what_the_remote_holds_now(make_clone: Callable[[str], Pa
         a.sync()
         b.sync()
         assert {r.key for r in b.rows()} == {f"a{i}" for i in range(n + 1)}
+
+
+def test_rows_travel_through_a_remote_that_is_not_bare(tmp_path: Path) -> None:
+    """`git clone proj c1`: origin is the project's own work tree. git itself
+    pushes refs/dna/* to it (libgit2's local transport refuses a non-bare one)."""
+    import subprocess
+
+    proj = tmp_path / "proj"
+    subprocess.run(["git", "init", "-q", "--initial-branch=main", str(proj)], check=True)
+    subprocess.run(["git", "-C", str(proj), "-c", "user.name=t", "-c", "user.email=t@t",
+                    "commit", "-q", "--allow-empty", "-m", "genome"], check=True)  # fmt: skip
+    clones = []
+    for name in ("c1", "c2"):
+        subprocess.run(["git", "clone", "-q", str(proj), str(tmp_path / name)], check=True)
+        clones.append(open_clone(tmp_path / name))
+    c1, c2 = clones
+    c1.append("schedule.paused", "nightly", {"by": "ann"})
+    assert c1.sync().sent == 1
+    at_proj = Record.open(proj)
+    assert [r.kind for r in at_proj.rows()] == ["schedule.paused"]
+    assert c2.sync().received == 1 and ids(c2) == ids(c1) == ids(at_proj)
+    assert c1.stamped_count() == 1
