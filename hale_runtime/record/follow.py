@@ -31,18 +31,20 @@ if TYPE_CHECKING:
 class Follower:
     """One reader's place in `record`; `new_rows()` hands out each row once.
 
-    `since` is a seq whose rows are all stamped (a checkpoint's): reading goes on after it."""
+    `since` is a seq whose rows are all stamped (a checkpoint's): reading goes on
+    after it. Rows that do not fit their kind (poison) are left out, as every
+    read leaves them out; places are the rows' own seqs, so they count too."""
 
     def __init__(self, record: Record, since: int = 0) -> None:
         self.record = record
-        self.seq = since  # rows passed, counted in the chain as it stood when read
-        self.stamped = since  # of those, the stamped prefix (it never moves)
+        self.seq = since  # the seq of the last row passed, in the chain as it stood then
+        self.stamped = since  # the stamped prefix at that read (it never moves)
         self.tail: list[str] = []  # ids of the rows passed after `stamped`, in chain order
         self.unread: set[str] = set()  # among those, rows found after a rebase, not yet handed out
 
     def new_rows(self) -> Iterator[Row]:
         """The rows not handed out before, in chain order."""
-        rows = self.record.scan(self.stamped)
+        rows = self.record.scan(self.stamped)  # one refresh: one view of the chain
         head = list(itertools.islice(rows, len(self.tail)))
         if not self.unread and [r.id for r in head] == self.tail:
             yield from self._onward(rows)
@@ -52,7 +54,7 @@ class Follower:
 
     def _onward(self, rows: Iterator[Row]) -> Iterator[Row]:
         for row in rows:
-            self.seq += 1
+            self.seq = row.seq
             self.tail.append(row.id)
             yield row
 
@@ -61,7 +63,7 @@ class Follower:
         handed = set(self.tail) - self.unread
         everything = head + list(rows)
         new = [r for r in everything if r.id not in handed]
-        self.seq = self.stamped + len(everything)
+        self.seq = everything[-1].seq if everything else self.stamped
         self.tail = [r.id for r in everything]
         self.unread = {r.id for r in new}
         for row in new:
@@ -75,8 +77,7 @@ class Follower:
         stamped = min(self.record.stamped_count(), self.seq)
         if self.unread or stamped <= self.stamped:
             return
-        done = stamped - self.stamped
-        settled = self.record.scan(self.stamped, until=stamped)
-        if [r.id for r in settled] == self.tail[:done]:
-            del self.tail[:done]
+        settled = [r.id for r in self.record.scan(self.stamped, until=stamped)]
+        if settled == self.tail[: len(settled)]:
+            del self.tail[: len(settled)]
             self.stamped = stamped

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pygit2
+from hostile import append_lines, line
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from record_helpers import make_project, stepping_clock
@@ -39,7 +40,8 @@ def test_rows_another_clone_pushed_are_handed_out_after_a_rebase(
     assert [r.key for r in follower.new_rows()] == ["3"]
 
 
-STEPS = st.lists(st.sampled_from(["a", "b", "sync a", "sync b", "read", "read one"]), max_size=24)
+STEP = st.sampled_from(["a", "b", "sync a", "sync b", "read", "read one", "poison"])
+STEPS = st.lists(STEP, max_size=24)
 EXAMPLES = itertools.count()
 
 
@@ -64,6 +66,8 @@ def test_every_row_is_handed_out_once_whatever_the_interleaving(tmp_path, steps)
             handed += list(follower.new_rows())
         elif step == "read one":  # a reader that stops part way (its fold raised)
             handed += list(itertools.islice(follower.new_rows(), 1))
+        elif step == "poison":  # a hostile clone's row: reads leave it out, places count it
+            append_lines(b.repo.workdir, [line("attempt.outcome", f"p{i}", {"calls": "lots"})])
         else:
             (a if step == "sync a" else b).sync()
     handed += list(follower.new_rows())
