@@ -7,7 +7,7 @@ built once when the organization loads. A file that is missing, does not
 build or returns something else leaves the default standing: no Leader
 (nothing is planned), an empty brief line, an unmetered budget. The law is
 the organization's positions and the ask definitions the catalog binds; the
-practices are those ratified for `org` in the record (their receipts).
+practices ratified for `org` are the record's (record/practices.py).
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Any
 
 from hale_runtime.engine import BudgetPolicy
-from hale_runtime.record import Record, RecordError, kinds
 
 ASK_DEFINITIONS = ("ask-edit", "ask-person", "ask-judge", "ask-position")
 
@@ -79,16 +78,3 @@ def law(genome: OrgGenome, catalog: Any) -> list[str]:
         if d is not None:
             lines.append(f"{d.id}@{d.rev}: {d.summary}")
     return lines
-
-
-def ratified_practices(record: Record) -> list[str]:
-    """The text of every practice the Board has ratified for org, in ratification order."""
-    out: list[str] = []
-    for row in record.rows(kind=kinds.PRACTICE_RATIFIED):
-        try:
-            receipt = record.get_receipt(str(row.body.get("receipt", "")))
-        except RecordError:
-            continue
-        if receipt.get("target") == "org":
-            out.append(f"{row.key}: {receipt.get('text', '')}")
-    return out

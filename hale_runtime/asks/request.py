@@ -1,22 +1,19 @@
-"""Asking, from any clone: the `intent.requested` row and waiting for its answer.
+"""Asking, from any clone: the `intent.requested` row and its answer.
 
 `request` writes the ask under an intent id of its own (`i-<12 hex>`): the
 objective, its target, `--judgment` or the position it is `--to`, who asked
-and, over a shared record, the asker's owner. Beside a running organism the
-verb waits (HALE_DNA_ANSWER_WAIT seconds, a minute by default) for
-`intent.offered` or `intent.refused` under that id, syncing its clone while
-it waits; the task is the `workflow.admitted` whose ask is the intent.
+and, over a shared record, the asker's owner. `answer` is the
+organization's `intent.offered` or `intent.refused` under that id once this
+clone holds it (the verb waits for it: cli/organism.py), with the task: the
+`workflow.admitted` whose ask is the intent.
 """
 
 from __future__ import annotations
 
 import os
 import secrets
-import time
-from collections.abc import Callable
 
 from hale_runtime.record import Record, Row, kinds
-from hale_runtime.schedules.ask import POLL_S, sync_quietly
 
 ANSWERS = (kinds.INTENT_OFFERED, kinds.INTENT_REFUSED)
 
@@ -36,23 +33,10 @@ def request(
     return record.append(kinds.INTENT_REQUESTED, f"i-{secrets.token_hex(6)}", body)
 
 
-def wait_answer(
-    record: Record,
-    intent: str,
-    timeout_s: float,
-    sleep: Callable[[float], None] = time.sleep,
-    monotonic: Callable[[], float] = time.monotonic,
-) -> tuple[Row | None, str]:
-    """(the answer row, the task id when admitted) or (None, "") when none came in time."""
-    deadline = monotonic() + timeout_s
-    while True:
-        found = record.rows(kind=ANSWERS, key=intent)
-        if found:
-            return found[0], task_of(record, intent, found[0].seq)
-        if monotonic() >= deadline:
-            return None, ""
-        sync_quietly(record)
-        sleep(POLL_S)
+def answer(record: Record, intent: str) -> tuple[Row, str] | None:
+    """(the answer row, the task id when admitted), once this clone holds the answer."""
+    found = record.rows(kind=ANSWERS, key=intent)
+    return (found[0], task_of(record, intent, found[0].seq)) if found else None
 
 
 def task_of(record: Record, intent: str, since: int = 0) -> str:

@@ -32,9 +32,9 @@ def effect() -> None:
 @click.option("--outcome", type=click.Choice(["failed", "succeeded"]), required=True)
 def resolve(target: str, outcome: str) -> None:
     """Ask the organization to record the outcome a person decided for an attempt."""
+    from hale_runtime.cli.organism import organism_running, sync_quietly
     from hale_runtime.engine.show import read_root
     from hale_runtime.record import Record
-    from hale_runtime.schedules.ask import organism_running, sync_quietly
 
     if not target.startswith("attempt:"):
         fail(f"name the attempt as attempt:<id>, not {target}", 2)
@@ -75,15 +75,7 @@ def _rows(record, kind: str, attempt: str) -> list:
 
 
 def _await_outcome(record, attempt: str):
-    import time
+    from hale_runtime.cli.organism import answer_wait_s, wait_for
 
-    from hale_runtime.schedules.ask import POLL_S, answer_wait_s, sync_quietly
-
-    deadline = time.monotonic() + answer_wait_s()
-    while time.monotonic() < deadline:
-        found = _rows(record, OUTCOME, attempt)
-        if found:
-            return found[0]
-        sync_quietly(record)
-        time.sleep(POLL_S)
-    return None
+    return wait_for(record, lambda: next(iter(_rows(record, OUTCOME, attempt)), None),
+                    answer_wait_s())  # fmt: skip

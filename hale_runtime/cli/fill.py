@@ -17,10 +17,10 @@ from hale_runtime.cli.common import fail
 @click.argument("holder")
 def fill(position: str, holder: str) -> None:
     """Name HOLDER (a person, or an organization's members) as POSITION's holder."""
+    from hale_runtime.cli.organism import project_memory, sync_quietly
     from hale_runtime.project import find_root
     from hale_runtime.record import Record
     from hale_runtime.record.kinds import POSITION_FILLED
-    from hale_runtime.schedules.ask import project_memory, sync_quietly
 
     name = position.removeprefix("position:")
     if not name or ":" in name or " " in name:

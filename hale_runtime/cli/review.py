@@ -25,10 +25,10 @@ from hale_runtime.cli.common import EXIT_USAGE, fail
 @click.argument("decision", required=False, type=click.Choice(["approve", "reject"]))
 def review(target: str | None, decision: str | None) -> None:
     """List open Reviews, or decide TARGET (a k:<id>, or a family) with DECISION."""
+    from hale_runtime.cli.organism import organism_running, project_memory, sync_quietly
     from hale_runtime.project import find_root
     from hale_runtime.record import Record
     from hale_runtime.schedules import review as reviews
-    from hale_runtime.schedules.ask import organism_running, sync_quietly
 
     root = find_root()
     record = Record.open(root)
@@ -44,7 +44,12 @@ def review(target: str | None, decision: str | None) -> None:
     found = reviews.targets(record, target)
     if not found:
         fail(f"no open Review {target} (`hale dna review` lists them)")
-    why = reviews.board_refusal(root, record.who)
+    memory = project_memory(root)
+    try:
+        why = reviews.board_refusal(memory, record.who)
+    finally:
+        if memory is not None:
+            memory.close()
     if why:
         fail(f"review {target}: refused: {why}")
     approve = decision == "approve"
@@ -63,8 +68,8 @@ def review(target: str | None, decision: str | None) -> None:
 
 
 def _await(record, pending) -> None:
+    from hale_runtime.cli.organism import answer_wait_s, wait_for
     from hale_runtime.schedules import review as reviews
-    from hale_runtime.schedules.ask import answer_wait_s, wait_for
 
     for r in pending:
         step = wait_for(record, lambda r=r: reviews.ratified(record, r), answer_wait_s())

@@ -16,6 +16,7 @@ from pathlib import Path
 import click
 
 from hale_runtime.cli.common import EXIT_USAGE, fail
+from hale_runtime.cli.organism import answer_wait_s, organism_running, sync_quietly, wait_for
 
 
 def _root() -> Path:
@@ -67,8 +68,8 @@ def declare(
         click.echo(f"schedule declare: refused: {why}")
         raise SystemExit(1)
     row = ask.request(record, terms)
-    if not ask.organism_running(root):
-        ask.sync_quietly(record)
+    if not organism_running(root):
+        sync_quietly(record)
         click.echo(
             f"schedule {id} asked of the organization in the record by {record.who} "
             f"({row.key}); it declares it when it hears it"
@@ -81,7 +82,7 @@ def _await(record, terms, request_id: str) -> None:
     from hale_runtime.schedules import ask
     from hale_runtime.schedules.declare import declared_text
 
-    answer = ask.wait_answer(record, request_id, ask.answer_wait_s())
+    answer = wait_for(record, lambda: ask.answer(record, request_id), answer_wait_s())
     if answer is None:
         fail(
             f"asked for the schedule, but the organization journaled no answer for {request_id} "
@@ -100,10 +101,13 @@ def _flip(id: str, pause: bool) -> None:
     from hale_runtime.schedules.ask import pause_or_resume
 
     record = _record(_root())
+    sync_quietly(record)  # first, so the clone reads the schedule as the remote has it
     try:
-        _, line = pause_or_resume(record, id, pause)
+        written, line = pause_or_resume(record, id, pause)
     except KeyError:
         fail(f"no schedule {id} is declared in the record (`hale dna schedule` lists them)")
+    if written:
+        sync_quietly(record)
     click.echo(line)
 
 

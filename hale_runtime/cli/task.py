@@ -28,9 +28,9 @@ def task() -> None:
 def create(objective: str, judgment: bool, to: str, target: str) -> None:
     """Ask for OBJECTIVE to be done, and wait for the organization's answer."""
     from hale_runtime.asks import request as ask
+    from hale_runtime.cli.organism import answer_wait_s, organism_running, sync_quietly, wait_for
     from hale_runtime.project import find_root
     from hale_runtime.record import Record
-    from hale_runtime.schedules.ask import answer_wait_s, organism_running, sync_quietly
 
     if judgment and to:
         fail("give at most one of --judgment and --to", EXIT_USAGE)
@@ -46,12 +46,13 @@ def create(objective: str, judgment: bool, to: str, target: str) -> None:
             "an organization admits it when it hears it"
         )
         return
-    answer, task_id = ask.wait_answer(record, row.key, answer_wait_s())
-    if answer is None:
+    answered = wait_for(record, lambda: ask.answer(record, row.key), answer_wait_s())
+    if answered is None:
         fail(
             f"asked ({row.key}), but the organization journaled no answer in time; the ask "
             "stays in the record, and a running organization admits it when it hears it"
         )
+    answer, task_id = answered
     if answer.kind == kinds.INTENT_REFUSED:
         click.echo(f"task create: {answer.body.get('reason', 'refused')}")
         raise SystemExit(1)

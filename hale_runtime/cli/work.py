@@ -113,20 +113,12 @@ def submit(outcome: str, note: str) -> None:
 
 
 def _await_settled(root: Path, attempt: str):
-    import time
-
+    from hale_runtime.cli.organism import answer_wait_s, wait_for
     from hale_runtime.record import Record
-    from hale_runtime.schedules.ask import POLL_S, answer_wait_s, sync_quietly
 
     record = Record.open(root)
-    deadline = time.monotonic() + answer_wait_s()
-    while time.monotonic() < deadline:
-        found = record.rows(kind=kinds.ATTEMPT_OUTCOME, key=attempt)
-        if found:
-            return found[0]
-        sync_quietly(record)
-        time.sleep(POLL_S)
-    return None
+    found = lambda: next(iter(record.rows(kind=kinds.ATTEMPT_OUTCOME, key=attempt)), None)  # noqa: E731
+    return wait_for(record, found, answer_wait_s())
 
 
 @work.command("renew")

@@ -25,7 +25,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from hale_runtime.asks.intake import Owners
 from hale_runtime.engine import Budget, BudgetPolicy, State
 from hale_runtime.engine.ids import root_of
 from hale_runtime.errors import Refused
@@ -33,6 +32,7 @@ from hale_runtime.head.reads import READS, ReadRefused
 from hale_runtime.head.reads import read as read_call
 from hale_runtime.head.settle import ALLOWANCE, LEG_KINDS, OUTCOME
 from hale_runtime.memory import Fenced, Grant
+from hale_runtime.owners import Owners
 from hale_runtime.record import kinds
 from hale_runtime.record.follow import Follower
 from hale_runtime.record.kinds import CALL, COUNT, ID, INT, NUMBER, TEXT, Checker, list_of

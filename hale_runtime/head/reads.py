@@ -22,12 +22,12 @@ from __future__ import annotations
 from itertools import islice
 from typing import Any
 
-from hale_runtime.asks.genome import ratified_practices
 from hale_runtime.engine.ids import root_of, task_of
 from hale_runtime.engine.show import _attempt_state, _task_state, read_root
 from hale_runtime.engine.state import Unit
 from hale_runtime.errors import Refused
 from hale_runtime.record.index import prefix_range
+from hale_runtime.record.practices import ratified_practices
 
 READS = ("dna.record.read", "dna.graph.read", "dna.work.hat")
 LIMIT, MAX_LIMIT = 500, 5000

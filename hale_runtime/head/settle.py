@@ -21,8 +21,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from hale_runtime.asks.intake import Owners
 from hale_runtime.engine.ids import root_of
+from hale_runtime.owners import Owners
 from hale_runtime.performers import Answer, ModelCall
 from hale_runtime.record import kinds
 from hale_runtime.record.follow import Follower

@@ -6,14 +6,19 @@ nerves from HALE_DNA_MEMORY / HALE_DNA_NERVES, the holder from
 HALE_DNA_NODE, all set by the host). It loads the catalog from the genome
 folder, subscribes to every subject, and loops: poll the nerves, dispatch
 each message by topic (`hale_runtime.nerves.Dispatcher`), until SIGTERM.
-The workflow engine plugs in through `hale_runtime.engine.attach(org)` when
-that module has one, and the loci (the Scheduler: hale_runtime/schedules)
-when the catalog loaded; their ticks run after each poll (`tickers`). The
-folds they keep start from the newest checkpoint (checkpoint.py) and are
-checkpointed again as the record grows (the last ticker). The
-organization itself answers NodePingRequested (below). Nerves
-or memory that fail end the process: an organization that cannot hear or
-claim stops rather than act.
+
+Once the catalog loaded, the organization builds one workflow engine from
+one plugin manager: each part it hosts gives its performer plugins first
+(the asks: the legs' agent kind and the model provider; the Scheduler: the
+organism with its `walk`, `ratify` and `hat` steps), the genome gives the
+budget policy, and only then does the engine exist, so no part overwrites
+another's performer. The parts then plug in on that engine (asks/plug.py,
+schedules/plug.py); their ticks run after each poll (`tickers`). Without a
+catalog there is no engine and no part. The folds they keep start from the
+newest checkpoint (checkpoint.py) and are checkpointed again as the record
+grows (the last ticker). The organization itself answers NodePingRequested
+(below). Nerves or memory that fail end the process: an organization that
+cannot hear or claim stops rather than act.
 
 Nothing a row says stops it. A relayed request whose row does not fit its
 kind is not handed on; a message whose handling raises anything but the
@@ -32,7 +37,6 @@ elsewhere is left alone: the request comes back with the next relay.
 from __future__ import annotations
 
 import argparse
-import importlib
 import os
 import signal
 import sys
@@ -66,7 +70,7 @@ class Organization:
         self.nerves = open_nerves(nerves_dsn(root))
         self.dispatcher = Dispatcher()
         self.catalog: Any = None
-        self.engine: Any = None  # the workflow engine, once a plug makes or attaches one
+        self.engine: Any = None  # the one workflow engine, once the catalog loaded (`_plug`)
         self.stopping = False
         self.tickers: list[Callable[[], None]] = []  # run after each poll (the loci's ticks)
         self.settings = Settings.from_env()
@@ -97,10 +101,8 @@ class Organization:
             _say(f"no catalog: {first}")
         self.dispatcher.on("NodePingRequested", self._ping)
         self.checkpoint = self.checkpoints.load(self.record)
-        _plug_engine(self)
-        if self.catalog is not None:  # the loci run on the catalog; without one, none
-            _plug_asks(self)
-            _plug_schedules(self)
+        if self.catalog is not None:  # the engine and the loci run on the catalog
+            _plug(self)
         self.checkpoint = None  # restored: its parts are the folds' now
         self.tickers.append(Checkpointer(self.record, self.checkpoints, self.folds).tick)
 
@@ -206,31 +208,25 @@ def _say(line: str) -> None:
     print(f"hale organization: {line}", file=sys.stderr, flush=True)
 
 
-def _plug_engine(org: Organization) -> None:
-    """Hand the organization to the workflow engine, when one is installed."""
-    try:
-        engine = importlib.import_module("hale_runtime.engine")
-    except ModuleNotFoundError as missing:
-        if missing.name not in ("hale_runtime.engine",):
-            raise
-        return
-    attach = getattr(engine, "attach", None)
-    if attach is not None:
-        attach(org)
+def _plug(org: Organization) -> None:
+    """One engine from one plugin manager, then the parts that run on it."""
+    from hale_runtime.asks import plug as asks
+    from hale_runtime.asks.genome import read_genome
+    from hale_runtime.engine import Engine
+    from hale_runtime.performers import Performers, plugin_manager
+    from hale_runtime.schedules import plug as schedules
+    from hale_runtime.schedules.ratify import OrganismPlugin
 
-
-def _plug_asks(org: Organization) -> None:
-    """Host the ask intake and the legs' settlement (hale_runtime/asks/plug.py)."""
-    from hale_runtime.asks.plug import plug
-
-    plug(org)
-
-
-def _plug_schedules(org: Organization) -> None:
-    """Host the Scheduler locus (hale_runtime/schedules/plug.py)."""
-    from hale_runtime.schedules.plug import plug
-
-    plug(org)
+    genome = read_genome(org.genome)
+    organism = OrganismPlugin(org.record)
+    performers = Performers(plugin_manager(*asks.plugins(), organism))
+    org.engine = Engine(org.record, org.memory, performers, budget=genome.budget,
+                        resume=org.resumed("engine"))  # fmt: skip
+    org.folds["engine"] = org.engine
+    org.tickers.append(org.engine.pump)
+    org.appliers.append(org.engine)
+    asks.plug(org, genome)
+    schedules.plug(org, organism)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -5,6 +5,8 @@ provenance, target, text, toolchain; `operating/optimize-cadence` also carries
 its schedule as a JSON string) and opens one Review per practice as a
 `review.opened` row keyed `k:<first 12 hex of the receipt>`. It is idempotent:
 a Review already open for a receipt is not opened again.
+`ratified_practices` reads back those the Board has ratified for org (the
+Leader's brief, a Work's hat).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from importlib import metadata
 from typing import Any
 
 from hale_runtime.record import kinds
+from hale_runtime.record.errors import RecordError
 from hale_runtime.record.record import Record
 
 FAMILY = "operating"
@@ -106,3 +109,16 @@ def seed_practices(record: Record) -> list[tuple[str, str]]:
     if batch:
         record.append_many(batch)
     return seeded
+
+
+def ratified_practices(record: Record) -> list[str]:
+    """The text of every practice the Board has ratified for org, in ratification order."""
+    out: list[str] = []
+    for row in record.rows(kind=kinds.PRACTICE_RATIFIED):
+        try:
+            receipt = record.get_receipt(str(row.body.get("receipt", "")))
+        except RecordError:
+            continue
+        if receipt.get("target") == "org":
+            out.append(f"{row.key}: {receipt.get('text', '')}")
+    return out

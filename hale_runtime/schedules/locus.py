@@ -16,8 +16,9 @@ that raises while it takes the row in) changes nothing here and is kept in
 
 The locus also carries out the Board's decisions (ratify.py): an approving
 `review.decided` it reads is admitted as a `practice-ratify` execution
-under `review:<k-id>` on its tick, and the engine's organism performer is
-wrapped so its `ratify` step declares the practice's schedule here.
+under `review:<k-id>` on its tick, and the engine's organism performer
+(ratify.py's `OrganismPlugin`, given as `organism`) is bound to this locus,
+so its `ratify` step declares the practice's schedule here.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from hale_runtime.record import Record, Row, kinds
 from hale_runtime.record.follow import Follower
 from hale_runtime.schedules.declare import decide, put_rhythm
 from hale_runtime.schedules.host import ScheduleHost
-from hale_runtime.schedules.ratify import approved
+from hale_runtime.schedules.ratify import OrganismPlugin, approved
 from hale_runtime.schedules.scheduler import Scheduler
 from hale_runtime.schedules.state import Fold, ScheduleState
 from hale_runtime.schedules.terms import Terms, ask_id, stamp
@@ -52,6 +53,7 @@ class SchedulerLocus:
         clock: Callable[[], int] | None = None,
         scheduler: Scheduler | None = None,
         resume: tuple[int, dict[str, Any]] | None = None,
+        organism: OrganismPlugin | None = None,
     ):
         self.root, self.record, self.memory = root, record, memory
         self.catalog, self.engine = catalog, engine
@@ -61,21 +63,9 @@ class SchedulerLocus:
         self.admitted = 0
         self.to_ratify: list[str] = []
         self.poison: dict[str, tuple[str, str]] = {}  # row id -> (kind, why)
-        self._perform_ratify()
+        if organism is not None:
+            organism.bind(self)  # the engine's organism declares ratified schedules here
         self.rebuild(resume)
-
-    def _perform_ratify(self) -> None:
-        from hale_runtime.schedules.ratify import RatifyOrganism
-
-        performers = getattr(self.engine, "performers", None)
-        if performers is None:
-            return
-        inner = performers.by_kind.get("organism")
-        if inner is None:
-            from hale_runtime.performers.shipped import OrganismPerformer
-
-            inner = OrganismPerformer()
-        performers.by_kind["organism"] = RatifyOrganism(self, inner)
 
     # ---- state -------------------------------------------------------------------
 

@@ -26,7 +26,6 @@ from hale_runtime.performers import (
     ModelCall,
     Reconciled,
     Work,
-    hookimpl,
 )
 from hale_runtime.performers.shipped import OrganismPerformer
 from hale_runtime.record import Record, kinds
@@ -102,14 +101,3 @@ class OptimizeOrganism:
         if not done:
             return Reconciled(NOT_ACTED)
         return Reconciled(ACTED, Answer(SUCCEEDED, "the pass was recorded before a restart"))
-
-
-class OptimizePlugin:
-    """A performers plugin providing the organism with its optimize pass."""
-
-    def __init__(self, record: Record):
-        self.record = record
-
-    @hookimpl
-    def hale_performers(self) -> list:
-        return [OptimizeOrganism(self.record)]

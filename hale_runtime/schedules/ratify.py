@@ -7,8 +7,12 @@ engine admits an ask once, so a decision read twice, or again after a
 restart, is one execution. The definition takes no inputs: the ask names
 the Review, and the Review its practice and receipt.
 
-Its steps are performed by the organism (`RatifyOrganism`, wrapping the
-engine's organism performer like the optimize pass's `walk`):
+Its steps are performed by the organism. `OrganismPlugin` gives the engine
+its one organism performer, composed once before the engine exists:
+`RatifyOrganism` over the optimize pass's `OptimizeOrganism` over the
+shipped organism; each answers its own steps and hands the rest inward. The
+locus the ratify step declares through is built on that engine, so it is
+bound afterwards (`SchedulerLocus(..., organism=plugin)`):
 
 - `ratify` writes `practice.ratified` (keyed by the practice) and, when the
   practice's receipt carries a `schedule` (a JSON string of the terms),
@@ -24,7 +28,16 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from hale_runtime.performers import ACTED, NOT_ACTED, SUCCEEDED, Answer, Context, Reconciled, Work
+from hale_runtime.performers import (
+    ACTED,
+    NOT_ACTED,
+    SUCCEEDED,
+    Answer,
+    Context,
+    Reconciled,
+    Work,
+    hookimpl,
+)
 from hale_runtime.record import Record, kinds
 from hale_runtime.schedules.review import DECIDED, RATIFIED, Review, ratified, reviews
 
@@ -60,13 +73,30 @@ def decided_by(record: Record, review: Review) -> str:
     return str(rows[-1].body.get("by", rows[-1].who)) if rows else ""
 
 
+class OrganismPlugin:
+    """The organism performer the Scheduler's part gives the engine (see above)."""
+
+    def __init__(self, record: Record):
+        from hale_runtime.schedules.optimize import OptimizeOrganism
+
+        self.performer = RatifyOrganism(None, OptimizeOrganism(record))
+
+    def bind(self, locus: Any) -> None:
+        """The locus the ratify step declares through, once it exists."""
+        self.performer.locus = locus
+
+    @hookimpl
+    def hale_performers(self) -> list:
+        return [self.performer]
+
+
 class RatifyOrganism:
     """The organism performer, with practice-ratify's `ratify` and `hat` steps."""
 
     kind = "organism"
 
     def __init__(self, locus: Any, inner: Any):
-        self.locus = locus
+        self.locus = locus  # the SchedulerLocus (bound by OrganismPlugin.bind)
         self.inner = inner
 
     def offers(self, capability: str) -> bool:

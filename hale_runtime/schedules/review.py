@@ -16,7 +16,7 @@ who may ask for a schedule (`may_ask` in dna/core/scheduler.hl).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
+from typing import Any
 
 from hale_runtime.record import Record, kinds
 
@@ -82,18 +82,14 @@ def targets(record: Record, target: str) -> list[Review]:
     return [r for r in every if r.family == target and r.decision is None]
 
 
-def board_refusal(root: Path, who: str) -> str:
-    """Why `who` may not decide a Review, or "" (the Board's holder, or nobody's yet)."""
-    from hale_runtime.schedules.ask import project_memory
+def board_refusal(memory: Any | None, who: str) -> str:
+    """Why `who` may not decide a Review, or "" (the Board's holder, or nobody's
+    yet, or no memory named to say who holds it)."""
     from hale_runtime.schedules.host import is_holder
 
-    memory = project_memory(root)
     if memory is None:
         return ""
-    try:
-        board = memory.holder_of("board") or ""
-    finally:
-        memory.close()
+    board = memory.holder_of("board") or ""
     if not board or is_holder(who, board):
         return ""
     return f"{who} does not hold the Board ({board} does), and only the Board decides a Review"

@@ -206,19 +206,21 @@ class Simulation:
         from hale_runtime.node.projection import project
         from hale_runtime.performers import Performers, plugin_manager
         from hale_runtime.schedules.locus import SchedulerLocus
-        from hale_runtime.schedules.optimize import OptimizePlugin
+        from hale_runtime.schedules.ratify import OrganismPlugin
         from hale_runtime.schedules.scheduler import Scheduler
 
         self.record = Record.open(self.copy, clock=self.clock)
         while project(self.record, self.memory):
             pass
-        plugins = plugin_manager(OptimizePlugin(self.record), entry_points=False)
+        organism = OrganismPlugin(self.record)
+        plugins = plugin_manager(organism, entry_points=False)
         self.engine = Engine(self.record, self.memory, Performers(plugins), clock=self.clock)
         self.answering.wrap(self.engine)
         scheduler = Scheduler(program=self.program)
         self.locus = SchedulerLocus(
-            self.root, self.record, self.memory, self.catalog, self.engine, self.clock, scheduler
-        )
+            self.root, self.record, self.memory, self.catalog, self.engine, self.clock, scheduler,
+            organism=organism,
+        )  # fmt: skip
 
     def _tick(self, now: int) -> None:
         self.clock.now = now

@@ -8,8 +8,9 @@ from concurrent.futures import ThreadPoolExecutor
 from ask_helpers import Failing, Project, Scripted, age_claim, ask_row, relayed
 
 from hale_runtime.asks import Ask, Brief, prompt
-from hale_runtime.asks.genome import law, ratified_practices, read_genome
+from hale_runtime.asks.genome import law, read_genome
 from hale_runtime.engine import BudgetPolicy
+from hale_runtime.record.practices import ratified_practices
 
 PERSON = json.dumps(
     {"kind": "person", "class": "operations", "whom": "ann", "obligation": "by friday"}

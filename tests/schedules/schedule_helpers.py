@@ -17,7 +17,7 @@ from hale_runtime.node.relay import message_of
 from hale_runtime.performers import Performers, plugin_manager
 from hale_runtime.record import Record
 from hale_runtime.schedules.locus import SchedulerLocus
-from hale_runtime.schedules.optimize import OptimizePlugin
+from hale_runtime.schedules.ratify import OrganismPlugin
 from hale_runtime.schedules.terms import Terms
 
 DAY = 86_400_000
@@ -88,11 +88,13 @@ class Org:
         """A (re)start: everything rebuilt from the record."""
         self.record = Record.open(self.root, clock=self.clock, who=ORG)
         mem = self.memory or _scratch_memory(self.root)
-        performers = Performers(plugin_manager(OptimizePlugin(self.record), entry_points=False))
+        organism = OrganismPlugin(self.record)
+        performers = Performers(plugin_manager(organism, entry_points=False))
         self.engine = Engine(self.record, mem, performers, budget=self.budget, clock=self.clock)
         self.locus = SchedulerLocus(
-            self.root, self.record, self.memory, self.catalog, self.engine, clock=self.clock
-        )
+            self.root, self.record, self.memory, self.catalog, self.engine, clock=self.clock,
+            organism=organism,
+        )  # fmt: skip
 
     def ask(self, terms: Terms, who: str = ORG) -> str:
         """Write a schedule.requested row as `who` and hand it to the locus; the request id."""

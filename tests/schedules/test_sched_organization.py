@@ -32,7 +32,7 @@ def test_a_relayed_request_reaches_the_schedule_requested_subscription(project, 
     assert claims == ["claim.taken", "claim.released"]
     relay.relay(asker, org.nerves)  # answered: relayed no more
     assert org.dispatcher.pump(subscription, 0.2) == 0
-    assert [t.__qualname__ for t in org.tickers].count("plug.<locals>.tick") == 1
+    assert [t.__qualname__ for t in org.tickers].count("SchedulerLocus.tick") == 1
 
 
 def test_the_organization_ticks_the_scheduler(project, monkeypatch, clock):
