@@ -86,19 +86,23 @@ class Driver:
     def accepts(self, states: list) -> set[str]:
         """The terminals that would be shifted from here after any reductions
         (LALR tables reduce on lookaheads that fail later; those don't count)."""
-        return {t for t in self.actions[states[-1]] if self._shifts(list(states), t)}
+        return {t for t in self.actions[states[-1]] if self.shifts(states, t)}
 
-    def shifts(self, states: list, terminal: str) -> bool:
-        """Would `terminal` be shifted from here, after any reductions?"""
-        return self._shifts(list(states), terminal)
+    def shifts(self, states: list, terminal: str, depth: int | None = None) -> bool:
+        """Would `terminal` be shifted from here (from the stack's first
+        `depth` states, if given), after any reductions?"""
+        k = len(states) if depth is None else depth
+        return self._simulate(states, k, [], terminal) is not None
 
     def shifts_after(self, states: list, first: str, then: str) -> bool:
         """Would `then` be shifted once `first` had been?"""
-        after = list(states)
-        if not self._shifts(after, first):
+        at = self._simulate(states, len(states), [], first)
+        if at is None:
             return False
-        after.append(self.actions[after[-1]][first][1])
-        return self._shifts(after, then)
+        k, extra = at
+        top = extra[-1] if extra else states[k - 1]
+        extra.append(self.actions[top][first][1])
+        return self._simulate(states, k, extra, then) is not None
 
     def feed(self, states: list, values: list, tok: Token) -> None:
         """Reduce and shift one token the table accepts here (for recovery;
@@ -117,22 +121,30 @@ class Driver:
             values.append(children[0] if callback is None else callback(children))
             states.append(self.gotos[states[-1]][origin])
 
-    def _shifts(self, states: list, terminal: str) -> bool:
-        """`shifts`, leaving in `states` the stack just before the shift."""
+    def _simulate(self, states: list, k: int, extra: list, terminal: str):
+        """Run the reductions `terminal` causes on a virtual stack, the first
+        `k` states of `states` plus `extra` above them, touching neither:
+        (k, extra) as they stand just before its shift, or None when it is
+        not accepted. Costs the reductions made, not the stack's depth."""
+        actions, gotos = self.actions, self.gotos
         while True:
-            action = self.actions[states[-1]].get(terminal)
+            top = extra[-1] if extra else states[k - 1]
+            action = actions[top].get(terminal)
             if action is None:
-                return False
+                return None
             shift, arg = action
             if shift:
-                return True
+                return k, extra
             size, origin, _ = arg
-            if size:
-                del states[-size:]
-            state = self.gotos[states[-1]][origin]
+            if size > len(extra):
+                k -= size - len(extra)
+                extra = []
+            elif size:
+                extra = extra[:-size]
+            state = gotos[extra[-1] if extra else states[k - 1]][origin]
             if terminal == END and state == self.end_state:
-                return True
-            states.append(state)
+                return k, extra
+            extra = [*extra, state]
 
 
 def _reduction(rule: Any, callback: Callable) -> tuple[int, str, Callable | None]:

@@ -109,6 +109,7 @@ class Recovery:
 
     def _synchronise(self, states: list, values: list, tok: Token, stream) -> Token:
         depth = 0  # `{` skipped and not yet closed
+        unmatched = False  # no `{` open on the stack (values do not change while skipping)
         while True:
             kind = tok.type
             if kind == END or _item_start(tok):
@@ -120,8 +121,10 @@ class Recovery:
                 depth -= 1
                 if not depth:  # a whole `{ … }` was skipped: go on after it
                     return self._after_end(states, values, next(stream))
-            elif kind == "RBRACE" and self._close(states, values):
-                return tok
+            elif kind == "RBRACE" and not unmatched:
+                if self._close(states, values):
+                    return tok
+                unmatched = True
             elif kind == "SEMICOLON" and not depth:
                 return self._after_end(states, values, next(stream))
             tok = next(stream)
@@ -132,7 +135,7 @@ class Recovery:
         """After a statement's end: pop to a statement boundary or the item level."""
         shifts = self.driver.shifts
         k = len(states)
-        while not shifts(states[:k], "LET") and not shifts(states[:k], "CONST"):
+        while not shifts(states, "LET", k) and not shifts(states, "CONST", k):
             k -= 1
         self._cut(states, values, k)
         return tok
@@ -144,7 +147,7 @@ class Recovery:
             return False
         shifts = self.driver.shifts
         k = len(states)
-        while k > at + 2 and not shifts(states[:k], "RBRACE"):
+        while k > at + 2 and not shifts(states, "RBRACE", k):
             k -= 1
         self._cut(states, values, k)
         return shifts(states, "RBRACE")
@@ -152,7 +155,7 @@ class Recovery:
     def _pop_to_item(self, states: list, values: list, kind: str) -> None:
         shifts = self.driver.shifts
         k = len(states)
-        while not shifts(states[:k], kind):
+        while not shifts(states, kind, k):
             k -= 1
         self._cut(states, values, k)
 
