@@ -84,9 +84,12 @@ POOL = (
     "x xs Int String Bool List Map Json Void __x dna elif 0 1 1_ 1__0 007 "
 ).split() + ['""', '"a"', '"\\q"', '"\\u{110000}"', '"{}"', "9" * 30, "'a'", "#", "é", '"']
 ALPHABET = "{}()[];:,.=<>!&|+-*/%_\"'\\/ \n\t0123456789axyzIS#é\x00\u2028"
-# mostly small, now and then huge: a huge input costs a hundred small ones
-DEPTHS = (3,) * 8 + (10,) * 8 + (30,) * 4 + (100, 100, 300, 1000, 3000)
-REPEATS = (2,) * 8 + (3,) * 4 + (5, 10, 10, 50, 200, 1000)
+# sizes for most inputs, and for the few (HUGE_SHARE) that stress the limits:
+# a huge input costs as much as a hundred ordinary ones
+DEPTHS, HUGE_DEPTHS = (3, 3, 10, 10, 30, 100), (300, 1000, 3000)
+REPEATS, HUGE_REPEATS = (2, 2, 3, 5, 10), (50, 200, 1000)
+DIGITS, HUGE_DIGITS = (10, 30, 300), (4300, 5000, 100_000)
+HUGE_SHARE = 0.03
 
 
 def nested(rng: random.Random, d: int) -> str:
@@ -132,7 +135,8 @@ def tokens(text: str) -> list[str]:
     return TOKEN.findall(text)
 
 
-def mutate(rng: random.Random, text: str, others: list[str]) -> str:
+def mutate(rng: random.Random, text: str, others: list[str], huge: bool) -> str:
+    depth = rng.choice(HUGE_DEPTHS if huge else DEPTHS)
     op = rng.randrange(12)
     if op <= 2 or not text:  # characters
         at = rng.randrange(len(text) + 1)
@@ -154,24 +158,23 @@ def mutate(rng: random.Random, text: str, others: list[str]) -> str:
         toks[i] = rng.choice(POOL) + rng.choice(["", " "])
     elif op == 7:  # repeat a run of tokens
         j = min(len(toks), i + rng.randint(1, 20))
-        toks[i:j] = toks[i:j] * rng.choice(REPEATS)
+        toks[i:j] = toks[i:j] * rng.choice(HUGE_REPEATS if huge else REPEATS)
     elif op == 8:  # splice a piece of another seed
         other = tokens(rng.choice(others)) or [""]
         a = rng.randrange(len(other))
         toks[i:i] = other[a : a + rng.randint(1, 40)]
     elif op == 9:  # a nested construct somewhere
-        toks.insert(i, nested(rng, rng.choice(DEPTHS)))
+        toks.insert(i, nested(rng, depth))
     elif op == 10:  # a nested construct where it parses: a function's body
-        d = rng.choice(DEPTHS)
-        body = nested(rng, d)
+        body = nested(rng, depth)
         stmt = body if body.startswith(("if", "while", "for")) else f"let y = {body};"
         toks.append(f"\nfn nest() {{ let x = 1; {stmt} }}\n")
     else:  # a function that grows a value without bound
         grower = rng.choice(GROWERS)
         n = rng.choice((10, 40, 100, 10_000))
-        big = "9" * rng.choice((10, 4300, 5000, 100_000))
-        d = rng.choice(DEPTHS)
-        toks.append("\n" + grower.format(n=n, big=big, deep="[" * d + "]" * d) + "\n")
+        big = "9" * rng.choice(HUGE_DIGITS if huge else DIGITS)
+        deep = "[" * depth + "]" * depth
+        toks.append("\n" + grower.format(n=n, big=big, deep=deep) + "\n")
     return "".join(toks)
 
 
@@ -180,8 +183,9 @@ def make_input(seed: int, k: int, pool: list[tuple[str, str, str]]) -> tuple[str
     rng = random.Random(seed * 1_000_003 + k)
     root, path, text = rng.choice(pool)
     texts = [t for _, _, t in pool]
+    huge = rng.random() < HUGE_SHARE
     for _ in range(rng.choice((1, 1, 2, 3))):
-        text = mutate(rng, text, texts)
+        text = mutate(rng, text, texts, huge)
     return root, path, text
 
 
