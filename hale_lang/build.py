@@ -64,13 +64,16 @@ def build(
     bindings: Mapping[str, Any] | None = None,
     step_budget: int = DEFAULT_STEP_BUDGET,
     use_cache: bool = True,
+    max_memory: int | None = None,
 ) -> Program:
     """Load, check and compile `entries` (paths under `root`) into a Program.
 
     Raises HaleError with every diagnostic when any is an error; warnings
     alone don't stop a build and are kept on `Program.warnings`. With
     `bindings` (keys "<module path>::<item>"), every declared host item must
-    be bound; without, only those the code calls."""
+    be bound; without, only those the code calls. Every call runs under
+    `step_budget` steps and `max_memory` bytes of live values (meter.py;
+    None: the host's setting, HALE_MAX_MEMORY, or 64 MiB)."""
     compiled = compile_entries(root, entries, sorted(bindings or ()), use_cache)
     if compiled.errors or compiled.artifacts is None:
         err = HaleError(compiled.diagnostics)
@@ -78,7 +81,13 @@ def build(
         raise err
     hooked = _hooked_sources(compiled)
     return Program(
-        compiled.artifacts, compiled.sources, compiled.diagnostics, bindings, step_budget, hooked
+        compiled.artifacts,
+        compiled.sources,
+        compiled.diagnostics,
+        bindings,
+        step_budget,
+        hooked,
+        max_memory,
     )
 
 

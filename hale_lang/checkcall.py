@@ -10,6 +10,8 @@ mistakes, and has type `ERROR`.
 
 from __future__ import annotations
 
+from stdlib.prelude import MUTATING
+
 from . import nodes as n
 from .diagnostics import did_you_mean
 from .messages import a, show
@@ -98,7 +100,20 @@ class CallChecker:
         sigs = SIGS.get(f"{recv}.{name}") if recv else None
         if sigs is None:
             return self._no_method(e, rt, METHODS.get(recv, ()))
-        return check_native(self, e, None, sigs, e.args, rt)
+        t = check_native(self, e, None, sigs, e.args, rt)
+        if f"{recv}.{name}" in MUTATING:
+            self._not_a_constant(e)
+        return t
+
+    def _not_a_constant(self, e: n.MethodCall) -> None:
+        """A method that changes its receiver, on a constant (which every
+        read copies), would change nothing: refused like an assignment."""
+        root = e.receiver
+        while root.__class__ is n.FieldAccess or root.__class__ is n.Index:
+            root = root.obj
+        c = root.__class__
+        if (c is n.Name or c is n.Path) and root.ref is not None and root.ref.kind == "const":
+            self.msg.mutate_const(show(root), e.method, e.span)
 
     def _no_method(self, e: n.MethodCall, rt: Type, names) -> Type:
         help = did_you_mean(e.method, names)

@@ -38,6 +38,7 @@ from stdlib.prelude import natives_named
 from . import nodes as n
 from .diagnostics import Span
 from .loader import LoadedProgram
+from .meter import GROWTH, LIST_PER_STEP, SMALL_INT, STR_PER_STEP
 from .runtime import TEMPLATE_BUILTINS, native_pyname
 from .types import (
     BOOL,
@@ -59,7 +60,19 @@ _SIMPLE = re.compile(r"^(v_\w+|-?\d+|True|False|None)$")
 _IMMUTABLE = (INT, STRING, BOOL)
 
 # Statement forms for Void natives used as statements (faster than a call).
-_STMT_FORMS = {"Map.insert": "{0}[{1}] = {2}", "Map.remove": "{0}.pop({1}, None)"}
+_STMT_FORMS = {
+    "Map.insert": "{0}[{1}] = {2}",
+    "Map.remove": "{0}.pop({1}, None)",
+    "List.push": "{0}.append({1})",
+}
+_GROWS = {"Map.insert", "List.push"}  # a container held by the meter as it grows
+
+# Binary operators that chain flat (left-associative in Python as in Hale);
+# comparisons don't, since Python chains `a == b == c` differently.
+_GROUP = {"+": "add", "-": "add", "*": "mul", "/": "mul", "%": "mul", "&&": "and", "||": "or"}
+_PYOP = {"+": "+", "-": "-", "&&": "and", "||": "or"}
+_SMALL = str(SMALL_INT)
+_NEG_SMALL = f"-{SMALL_INT}"
 
 
 # --- what the compiler hands on (plain data: pickled into the build cache) -------
@@ -359,7 +372,8 @@ class ExprEmitter:
         return getattr(self, "_" + e.__class__.__name__)(e)
 
     def _IntLit(self, e: n.IntLit) -> str:
-        return str(e.value)
+        # hex has no digit limit in Python's parser; decimal stops at 4,300
+        return str(e.value) if e.value < SMALL_INT else hex(e.value)
 
     def _StrLit(self, e: n.StrLit) -> str:
         return ascii(e.value)
@@ -426,8 +440,6 @@ class ExprEmitter:
 
     def native(self, ref: n.Ref, args: list[str], types: list, span: Span) -> str:
         nat = natives_named(ref.name)[ref.overload]
-        if nat.name == "range":
-            return self.mod.mark(f"_range_list(_C, {', '.join(args)})", span, "step")
         template = _specialised(nat.name, types, args) or nat.inline
         if template is not None and _inlinable(template):
             code = template.format(*(_paren(a) for a in args))
@@ -460,20 +472,61 @@ class ExprEmitter:
         return f"({ob}[{ib}] if len({obind}) > {ibind} >= 0 else _oob({ob}, {ib}))"
 
     def _Binary(self, e: n.Binary) -> str:
-        op = e.op
+        group = _GROUP.get(e.op)
+        if group is None:
+            return self._compare(e)
+        spine = [e]  # a chain `a + b - c …` leans left: walk it with a loop
+        left = e.left
+        while left.__class__ is n.Binary and _GROUP.get(left.op) == group:
+            spine.append(left)
+            left = left.left
+        spine.reverse()
+        acc = self.expr(left)
+        if group == "mul":
+            for b in spine:
+                acc = self._mul_op(b, acc, self.expr(b.right))
+            return acc
+        ops = "".join(f" {_PYOP[b.op]} {self.expr(b.right)}" for b in spine)
+        if group == "add" and e.ty == STRING:
+            code = f"(_r if len(_r := {acc}{ops}) < {STR_PER_STEP} else _concat(_r, {len(spine)}))"
+            return self.mod.mark(code, e.span, "meter")
+        return f"({acc}{ops})"
+
+    def _compare(self, e: n.Binary) -> str:
         left, right = self.expr(e.left), self.expr(e.right)
-        if op == "&&":
-            return f"({left} and {right})"
-        if op == "||":
-            return f"({left} or {right})"
-        if op in ("==", "!=") and e.left.ty == JSON:
+        if e.left.ty == JSON:
             code = f"_jeq({left}, {right})"
-            return code if op == "==" else f"(not {code})"
-        if op == "/":
-            return "(" + self.mod.mark(f"{left} // {right}", e.span, "div/") + ")"
-        if op == "%":
-            return "(" + self.mod.mark(f"{left} % {right}", e.span, "div%") + ")"
-        return f"({left} {op} {right})"
+            return code if e.op == "==" else f"(not {code})"
+        return f"({left} {e.op} {right})"
+
+    def _mul_op(self, e: n.Binary, left: str, right: str) -> str:
+        """`*`, `/` or `%` on Ints: inline while both operands are below 2**62
+        (a divisor may be any size), else through the meter, which charges
+        by the digit counts."""
+        op, slow = {"*": ("*", "_mul"), "/": ("//", "_floordiv"), "%": ("%", "_mod")}[e.op]
+        first_l, l_val = self.bind(left)
+        first_r, r_val = self.bind(right)
+        checks = [] if _small_literal(left) else [f"{_NEG_SMALL} < {first_l} < {_SMALL}"]
+        if first_r != r_val:  # bound here, after the left operand, whatever it holds
+            checks.append(f"{_NEG_SMALL} < {first_r} < {_SMALL}")
+            cond = " & ".join(f"({c})" for c in checks)
+        else:
+            if op == "*" and not _small_literal(right):
+                checks.append(f"{_NEG_SMALL} < {r_val} < {_SMALL}")
+            cond = " and ".join(checks)
+        if checks:
+            code = f"({l_val} {op} {r_val} if {cond} else {slow}({l_val}, {r_val}))"
+        else:
+            code = f"({l_val} {op} {r_val})"
+        tag = {"*": "meter", "/": "div/", "%": "div%"}[e.op]
+        return self.mod.mark(code, e.span, tag)
+
+    def bind(self, code: str) -> tuple[str, str]:
+        """(the code that evaluates `code` once, the code that reads it after)."""
+        if _SIMPLE.match(code):
+            return code, code
+        t = self.temp()
+        return f"({t} := {code})", t
 
     def _Unary(self, e: n.Unary) -> str:
         operand = self.expr(e.operand)
@@ -482,6 +535,10 @@ class ExprEmitter:
 
 class CompileError(Exception):
     """An annotation the checker should have filled is missing (a bug)."""
+
+
+def _small_literal(code: str) -> bool:
+    return len(code) < 19 and code.lstrip("-").isdigit()
 
 
 def _paren(code: str) -> str:
@@ -510,14 +567,14 @@ def _specialised(name: str, types: list, args: list[str]) -> str | None:
     """A faster inline form the static types allow (same result as the native)."""
     if name == "to_string" and types[0] in _TEXT_FORMS:
         return _TEXT_FORMS[types[0]]
-    simple = sum(1 for a in args if not _SIMPLE.match(a))
-    if simple <= 1 and name in _REORDERED:  # evaluation order is unobservable
-        return _REORDERED[name]
     return None
 
 
-_TEXT_FORMS = {INT: "_str({0})", STRING: "{0}", BOOL: "('true' if {0} else 'false')"}
-_REORDERED = {"List.join": "{1}.join({0})"}
+_TEXT_FORMS = {
+    INT: f"(_str(_r) if {-SMALL_INT} < (_r := {{0}}) < {SMALL_INT} else _itext(_r))",
+    STRING: "{0}",
+    BOOL: "('true' if {0} else 'false')",
+}
 
 
 def _inlinable(template: str) -> bool:
@@ -525,7 +582,7 @@ def _inlinable(template: str) -> bool:
     return all(m.group(1) in _ALLOWED for m in _IDENT.finditer(unquoted))
 
 
-_ALLOWED = {*TEMPLATE_BUILTINS, "_str", "if", "else"}
+_ALLOWED = {*TEMPLATE_BUILTINS, "_str", "_itext", "_concat", "_r", "if", "else"}
 
 
 def _copy_of(code: str, t: Type | None) -> str:
@@ -533,9 +590,9 @@ def _copy_of(code: str, t: Type | None) -> str:
     if t in _IMMUTABLE or t is None or t is ERROR or isinstance(t, HostType):
         return code
     if isinstance(t, ListType) and t.elem in _IMMUTABLE:
-        return f"{code}[:]"
+        return f"(_r if len(_r := {code}[:]) < {LIST_PER_STEP} else _concat(_r))"
     if isinstance(t, MapType) and t.value in _IMMUTABLE:
-        return f"{code}.copy()"
+        return f"(_r if len(_r := {code}.copy()) < {LIST_PER_STEP} else _concat(_r))"
     return f"_copy({code})"
 
 
@@ -556,6 +613,7 @@ class FnEmitter(ExprEmitter):
         self.fn = fn
         self.pyname = mod.names.item("F", mod.path, fn.name)
         self.scopes: list[list[str]] = [[p.name for p in fn.params]]
+        self.appends = {id(a): f"_a{i}" for i, a in enumerate(_append_sites(fn.body), 1)}
         mod.labels[self.pyname] = fn.name
 
     def site(self, span: Span) -> str:
@@ -571,6 +629,12 @@ class FnEmitter(ExprEmitter):
         mod.line(f"def {self.pyname}({params}):", fn.name_span)
         mod.indent += 1
         self.line(mod.mark("_next(_C)", fn.name_span, "step"), fn.name_span)
+        for st in _append_sites(fn.body):  # each site's count, before anything runs
+            site = self.appends[id(st)]
+            if isinstance(st.value.right, n.StrLit):
+                self.line(f"{site} = _k{site[2:]} = 1", fn.name_span)
+            else:
+                self.line(f"{site} = 0", fn.name_span)
         if mod.hooked:
             self.line(
                 mod.mark(f"_hk.call({self.site(fn.name_span)}, _locals())", fn.name_span, "hook"),
@@ -619,12 +683,22 @@ class FnEmitter(ExprEmitter):
             if isinstance(e, n.MethodCall) and e.ref.kind == "native"
             else None
         )
-        if form is not None:
-            args = [self.expr(e.receiver), *(self.expr(a) for a in e.args)]
-            code = form.format(*(_paren(a) for a in args))
-            self.line(self.mod.mark(code, e.span, f"native:{e.ref.name}"), s.span)
-        else:
+        if form is None:
             self.line(self.expr(e), s.span)
+            return
+        grows = e.ref.name in _GROWS
+        recv = self.simple(e.receiver, s.span) if grows else self.expr(e.receiver)
+        args = [recv, *(self.expr(a) for a in e.args)]
+        code = form.format(*(_paren(a) for a in args))
+        self.line(self.mod.mark(code, e.span, f"native:{e.ref.name}"), s.span)
+        if grows:
+            self.grew(recv, e.span, s.span)
+
+    def grew(self, container: str, at: Span, span: Span) -> None:
+        """After a list or map may have grown: the meter holds it at every
+        GROWTH elements (one `&` on the way)."""
+        check = self.mod.mark(f"_grew({container})", at, "meter")
+        self.line(f"if not len({container}) & {GROWTH - 1}: {check}", span)
 
     def _s_Return(self, s: n.Return) -> None:
         value = self.expr(s.value) if s.value is not None else "None"
@@ -689,7 +763,20 @@ class FnEmitter(ExprEmitter):
     def _s_Assign(self, s: n.Assign) -> None:
         target, value = s.target, s.value
         compound = isinstance(value, n.Binary) and value.left is target
-        if isinstance(target, n.Name):
+        site = self.appends.get(id(s))
+        if site is not None:  # `s = s + x`: CPython appends in place; charge in batches
+            v = f"v_{target.name}"
+            self.line(f"{v} = {v} + {self.expr(value.right)}", s.span)
+            if isinstance(value.right, n.StrLit):  # a known length: count the appends
+                k = "_k" + site[2:]
+                call = f"_appended_literal({v}, {k}, {len(value.right.value)})"
+                charge = self.mod.mark(call, value.span, "meter")
+                self.line(f"{site} -= 1", s.span)
+                self.line(f"if not {site}: {site} = {k} = {charge}", s.span)
+            else:  # count the length of every result, and charge by the batch
+                charge = self.mod.mark(f"_appended({v}, {site})", value.span, "meter")
+                self.line(f"if ({site} := {site} + len({v})) > _AB: {site} = {charge}", s.span)
+        elif isinstance(target, n.Name):
             self.line(f"v_{target.name} = {self.expr(value)}", s.span)
         elif isinstance(target, n.FieldAccess):
             obj = self.simple(target.obj, s.span)
@@ -704,7 +791,8 @@ class FnEmitter(ExprEmitter):
         obj = self.simple(target.obj, s.span)
         idx = self.simple(target.index, s.span)
         place = f"{obj}[{idx}]"
-        if isinstance(target.obj.ty, MapType):
+        is_map = isinstance(target.obj.ty, MapType)
+        if is_map:
             if compound:
                 self.overrides[id(target)] = self.mod.mark(place, target.span, "key")
         else:
@@ -713,6 +801,8 @@ class FnEmitter(ExprEmitter):
             if compound:
                 self.overrides[id(target)] = place
         self.line(f"{place} = {self.expr(value)}", s.span)
+        if is_map:
+            self.grew(obj, target.span, s.span)
 
     def simple(self, e: n.Expr, span: Span) -> str:
         """The expression's code if it is a local or literal, else a temp holding it."""
@@ -722,6 +812,35 @@ class FnEmitter(ExprEmitter):
         t = self.temp()
         self.line(f"{t} = {code}", span)
         return t
+
+
+def _append_sites(body: n.Block) -> list[n.Assign]:
+    """Every `s = s + x` (or `s += x`) on a String local, in the body."""
+    found, blocks = [], [body]
+    while blocks:
+        for st in blocks.pop().stmts:
+            if isinstance(st, n.If):
+                blocks += [b for _, b in st.branches] + ([st.orelse] if st.orelse else [])
+            elif isinstance(st, n.While | n.For):
+                blocks.append(st.body)
+            elif _is_append(st):
+                found.append(st)
+    return found
+
+
+def _is_append(st: n.Stmt) -> bool:
+    if not isinstance(st, n.Assign) or not isinstance(st.target, n.Name):
+        return False
+    v = st.value
+    return (
+        st.target.ty == STRING
+        and isinstance(v, n.Binary)
+        and v.op == "+"
+        and isinstance(v.left, n.Name)
+        and v.left.name == st.target.name
+        and v.left.ref is not None
+        and v.left.ref.kind == "local"
+    )
 
 
 def _header(stmt: Span, last: Span) -> Span:

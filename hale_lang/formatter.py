@@ -27,6 +27,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from . import nodes as n
+from .numbers import int_text, parse_decimal
 from .parser import parse
 
 INDENT = "    "
@@ -438,9 +439,10 @@ class _Printer:
         s = e.span
         if s.line == s.end_line and 1 <= s.line <= len(self.src):
             text = self.src[s.line - 1][s.col - 1 : s.end_col - 1]
-            if text.replace("_", "").isdigit() and int(text.replace("_", "")) == e.value:
+            digits = text.replace("_", "")
+            if digits.isascii() and digits.isdigit() and parse_decimal(digits) == e.value:
                 return text
-        return str(e.value)
+        return int_text(e.value)
 
 
 def _level(e: n.Expr) -> int:

@@ -136,6 +136,10 @@ class Messages:
         msg = f"cannot assign to constant {name}" if whole else f"cannot modify {name}, a constant"
         self.error("E0312", msg, span, "copy it into a variable with `let` first")
 
+    def mutate_const(self, name: str, method: str, span: Span) -> None:
+        msg = f"cannot modify {name}, a constant, with `.{method}()`"
+        self.error("E0312", msg, span, "copy it into a variable with `let` first")
+
     def not_a_place(self, span: Span) -> None:
         self.error(
             "E0312",

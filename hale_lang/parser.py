@@ -25,6 +25,7 @@ from . import nodes as n
 from .diagnostics import Diagnostic, HaleError, Span
 from .lalr import Driver
 from .lexer import HaleLexer
+from .numbers import parse_decimal
 from .resources import grammar_file
 
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", '"': '"', "0": "\0"}
@@ -296,7 +297,7 @@ class _Builder(Transformer):
                     help="a `_` goes between two digits, as in `1_000`",
                 )
             )
-        return n.IntLit(self._span(c), int(text.replace("_", "")))
+        return n.IntLit(self._span(c), parse_decimal(text.replace("_", "")))
 
     def str_lit(self, c):
         tok = c[0]

@@ -21,6 +21,7 @@ from typing import Any
 
 from stdlib.prelude import StructValue
 
+from . import meter
 from .compiler import Emitted, FnMeta, HostMeta, ModuleArtifact, StructMeta, filename
 from .diagnostics import Diagnostic, HaleError, SourceMap
 from .runtime import (
@@ -60,8 +61,10 @@ class Program:
         bindings: Mapping[str, Any] | None = None,
         step_budget: int = DEFAULT_STEP_BUDGET,
         hooked_sources: Callable[[], dict[str, Emitted]] | None = None,
+        max_memory: int | None = None,
     ):
         self.sources, self.warnings, self.step_budget = sources, warnings, step_budget
+        self.max_memory = max_memory if max_memory is not None else _ceiling_setting()
         self._artifacts = artifacts
         self._hooked_sources = hooked_sources
         self._infos: dict[str, CodeInfo] = {}
@@ -71,6 +74,7 @@ class Program:
         ns = self._plain = self._ns = base_namespace()
         self._hooked: dict[str, Any] | None = None
         ns["_infos"] = self._infos  # for runtime.call_site_of
+        ns["_AB"] = meter.append_batch(self.max_memory)
         for a in artifacts:
             exec(marshal.loads(a.code), ns)  # defines the module's functions only
             self._infos[filename(a.path, False)] = CodeInfo(LineMap(a.path, a.linemap), a.labels)
@@ -155,7 +159,8 @@ class Program:
     def _run(self, func: Any, args: tuple | list) -> object:
         ns = self._ns
         saved = ns["_C"]
-        ns["_C"] = iter(range(self.step_budget))
+        steps = ns["_C"] = iter(range(self.step_budget))
+        outer = meter.enter(meter.Meter(steps, self.step_budget, self.max_memory))
         if "_hk" in ns:
             ns["_hk"].depth = 0
         try:
@@ -167,6 +172,7 @@ class Program:
             raise self._error([d]) from None
         finally:
             ns["_C"] = saved
+            meter.leave(outer)
 
     def fn(self, module: str, name: str) -> FnMeta:
         path = self.module_path(module)
@@ -253,6 +259,14 @@ class Program:
             exec(compile(emitted.source, name, "exec", dont_inherit=True), ns)
             self._infos[name] = CodeInfo(LineMap(a.path, emitted.linemap), emitted.labels)
         return ns
+
+
+def _ceiling_setting() -> int:
+    try:
+        return meter.default_ceiling()
+    except ValueError as e:
+        msg = f"{meter.MEMORY_ENV} is not a memory ceiling: {e}"
+        raise HaleError(Diagnostic("E0417", msg, None, "set it like 64M or 1G")) from None
 
 
 def _struct_class(meta: StructMeta, ns: dict[str, Any]) -> type:

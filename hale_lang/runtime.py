@@ -20,15 +20,15 @@ from __future__ import annotations
 import json
 import marshal
 import operator
-from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
-from itertools import islice
 from typing import Any
 
 from stdlib.prelude import NATIVES, StructValue, to_plain
 
+from . import meter
 from .diagnostics import Diagnostic, Fault, Frame, Span
+from .numbers import short_text
 from .types import BOOL, INT, JSON, STRING, HostType, ListType, MapType, Prim, StructType, Type
 
 # Builtins inline templates may name; nothing else is ever in the namespace.
@@ -37,21 +37,22 @@ MAX_TRACE = 5  # frames kept at each end of a very deep stack trace
 
 
 def over() -> None:
-    raise Fault("E0404", "step limit exceeded")
+    raise Fault("E0404", "step limit exceeded", meter.STEP_HELP)
 
 
 def oob(xs: object, i: int) -> None:
     what = "string" if isinstance(xs, str) else "list"
-    raise Fault("E0402", f"index {i} out of range for a {what} of length {len(xs)}")
+    raise Fault("E0402", f"index {short_text(i)} out of range for a {what} of length {len(xs)}")
 
 
 def copy_value(v: object) -> object:
-    """A deep copy of a Hale value (host objects are shared, never copied)."""
+    """A deep copy of a Hale value (host objects are shared, never copied);
+    a big one is charged and counted by the running call's meter."""
     t = type(v)
     if t is list:
-        return [copy_value(x) for x in v]
+        return meter.current().built([copy_value(x) for x in v])
     if t is dict:
-        return {k: copy_value(x) for k, x in v.items()}
+        return meter.current().built({k: copy_value(x) for k, x in v.items()})
     if isinstance(v, StructValue):
         new = object.__new__(t)
         for f in v._hale_fields:
@@ -88,29 +89,26 @@ def base_namespace() -> dict[str, Any]:
         "_oob": oob,
         "_copy": copy_value,
         "_jeq": json_eq,
+        "_mul": meter.mul,
+        "_floordiv": meter.floordiv,
+        "_mod": meter.mod,
+        "_concat": meter.concat,
+        "_appended": meter.appended,
+        "_appended_literal": meter.appended_literal,
+        "_grew": meter.grew,
+        "_itext": meter.int_to_text,
         "_C": iter(()),
+        "_AB": meter.APPEND_BATCH,
         **TEMPLATE_BUILTINS,
     }
     for name in {nat.name for nat in NATIVES}:
         for i, nat in enumerate(n for n in NATIVES if n.name == name):
             ns[native_pyname(name, i)] = nat.impl
-    ns["_range_list"] = range_list
     return ns
 
 
 def native_pyname(name: str, overload: int) -> str:
     return f"N_{name.replace('.', '_')}_{overload}"
-
-
-def range_list(steps: Iterator[int], a: int, b: int) -> list[int]:
-    """`range(a, b)` as a value: charged one step per element, so a huge
-    range ends in E0404 instead of exhausting memory."""
-    count = max(b - a, 0)
-    if count:
-        if operator.length_hint(steps) < count:
-            over()
-        deque(islice(steps, count), maxlen=0)
-    return list(range(a, b))
 
 
 # --- values crossing the host boundary --------------------------------------------
@@ -345,6 +343,12 @@ def classify(exc: BaseException, tag: str) -> tuple[str, str, str | None]:
         return exc.code, exc.message, exc.help
     if isinstance(exc, StopIteration) or tag == "step":
         return "E0404", "step limit exceeded", _STEP_HELP
+    if isinstance(exc, MemoryError):
+        return (
+            "E0417",
+            "out of memory: this call built more than the machine holds",
+            (meter.MEMORY_HELP),
+        )
     if isinstance(exc, RecursionError):
         return "E0410", "recursion too deep", "a function calls itself without reaching a base case"
     if isinstance(exc, ZeroDivisionError):
@@ -366,6 +370,6 @@ def classify(exc: BaseException, tag: str) -> tuple[str, str, str | None]:
     )
 
 
-_STEP_HELP = "every loop iteration and call is a step; look for a loop that never ends"
+_STEP_HELP = meter.STEP_HELP
 _KEY_HELP = "check with `.contains_key(k)` first, or read with `.get_or(k, default)`"
 _CONST_HELP = "a constant may use only constants (and functions using constants) defined above it"

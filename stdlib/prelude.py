@@ -18,45 +18,22 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from hale_lang import meter
 from hale_lang.diagnostics import Fault
+from hale_lang.numbers import parse_decimal, short_text, text_cost
 
+from .plain import JsonRefused, _Plain, json_text, parse_json, to_plain
+from .values import StructValue
 
-class StructValue:
-    """Base of every compiled Hale struct. Subclasses set `_hale_name`,
-    `_hale_fields` (Hale field names, in declaration order) and slots named
-    `f_<field>`, so no Hale field can shadow a Python attribute."""
-
-    __slots__ = ()
-    _hale_name: str = ""
-    _hale_fields: tuple[str, ...] = ()
-
-    def __eq__(self, other: object) -> bool:
-        return type(self) is type(other) and all(
-            getattr(self, "f_" + f) == getattr(other, "f_" + f) for f in self._hale_fields
-        )
-
-    def __hash__(self) -> int:
-        return hash(tuple(getattr(self, "f_" + f) for f in self._hale_fields))
-
-    def __repr__(self) -> str:
-        inner = ", ".join(f"{f}: {getattr(self, 'f_' + f)!r}" for f in self._hale_fields)
-        return f"{self._hale_name} {{ {inner} }}"
-
-
-def to_plain(value: object) -> object:
-    """A Hale value as plain JSON-able Python data (structs become dicts)."""
-    if isinstance(value, StructValue):
-        return {f: to_plain(getattr(value, "f_" + f)) for f in value._hale_fields}
-    if isinstance(value, list):
-        return [to_plain(v) for v in value]
-    if isinstance(value, dict):
-        return {str(k) if not isinstance(k, str) else k: to_plain(v) for k, v in value.items()}
-    return value
-
-
-def json_text(value: object) -> str:
-    """Canonical JSON: sorted keys, no spaces."""
-    return json.dumps(to_plain(value), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+__all__ = [
+    "MUTATING",
+    "NATIVES",
+    "Native",
+    "StructValue",
+    "json_text",
+    "natives_named",
+    "to_plain",
+]
 
 
 def to_string(value: object) -> str:
@@ -65,15 +42,32 @@ def to_string(value: object) -> str:
     if isinstance(value, str):
         return value
     if isinstance(value, int):
-        return str(value)
+        return meter.int_to_text(value)
     return json_text(value)
 
 
+_DIGITS = frozenset("0123456789")
+
+
 def _to_int(s: str) -> int:
-    text = s.strip()
-    if text[:1] in "+-" and text[1:].isdigit() or text.isdigit():
-        return int(text)
-    raise Fault("E0405", f"cannot read `{s}` as an Int")
+    """An optional sign, then ASCII digits: nothing else, no spaces."""
+    digits = s[1:] if s[:1] in ("+", "-") else s
+    if not digits or not _DIGITS.issuperset(digits):
+        raise Fault("E0405", f"cannot read `{_clip(s)}` as an Int", _TO_INT_HELP)
+    if len(digits) <= 18:
+        return int(s)
+    value = parse_decimal(s)
+    meter.current().charge_ns(text_cost(value))
+    return meter.current().built(value)
+
+
+_TO_INT_HELP = (
+    "an Int is written as ASCII digits with an optional `+` or `-`; `.trim()` spaces first"
+)
+
+
+def _clip(s: str, width: int = 40) -> str:
+    return s if len(s) <= width else s[: width - 3] + "..."
 
 
 def _format(template: str, *args: object) -> str:
@@ -96,17 +90,94 @@ def _format(template: str, *args: object) -> str:
             i += 1
     if next(it, _END) is not _END:
         raise Fault("E0406", "format has more arguments than `{}`")
-    return "".join(out)
+    return _text("".join(out)) if len(out) > 64 or len(template) > 64 else "".join(out)
 
 
 _END = object()
 
 
+def _text(s: str) -> str:
+    """A String a native built: charged by its length and counted when big."""
+    if len(s) >= meter.STR_PER_STEP:
+        m = meter.current()
+        m.charge(len(s) // meter.STR_PER_STEP)
+        m.built(s)
+    return s
+
+
+def _list(xs: list) -> list:
+    """A List a native built, charged by its length and counted when big."""
+    if len(xs) >= meter.LIST_PER_STEP:
+        m = meter.current()
+        m.charge(len(xs) // meter.LIST_PER_STEP)
+        m.built(xs)
+    return xs
+
+
 def _json_parse(text: str) -> object:
+    meter.current().charge(len(text) // meter.STR_PER_STEP)
     try:
-        return json.loads(text)
+        value = parse_json(text)
+    except JsonRefused as e:
+        raise Fault("E0407", f"invalid JSON: {e}") from None
     except ValueError as e:
         raise Fault("E0407", f"invalid JSON: {e}") from None
+    return meter.current().built(value) if len(text) >= meter.STR_PER_STEP else value
+
+
+def _range(a: int, b: int) -> list[int]:
+    """`range(a, b)` as a value: one step per element, so a huge range ends
+    in E0404 (or E0417) before it is built."""
+    count = b - a
+    if count <= 0:
+        return []
+    m = meter.current()
+    m.charge(count)
+    m.before(count * 36)
+    return m.built(list(range(a, b)))
+
+
+def _replace(s: str, old: str, new: str) -> str:
+    if len(new) > len(old):  # the result's size is known before it is built
+        meter.current().before(len(s) + s.count(old) * (len(new) - len(old)) if old else 0)
+        if not old:
+            meter.current().before((len(s) + 1) * len(new) + len(s))
+    return _text(s.replace(old, new))
+
+
+def _join(xs: list, sep: str) -> str:
+    if len(xs) > 1 and (len(sep) > 64 or len(xs) >= meter.LIST_PER_STEP):
+        meter.current().before(sum(map(len, xs)) + len(sep) * (len(xs) - 1))
+    return _text(sep.join(xs))
+
+
+def _upper(s: str) -> str:
+    return _text(s.upper())
+
+
+def _lower(s: str) -> str:
+    return _text(s.lower())
+
+
+def _trim(s: str) -> str:
+    return _text(s.strip())
+
+
+def _chars(s: str) -> list[str]:
+    meter.current().before(len(s) * 8)
+    return _list(list(s))
+
+
+def _keys(m: dict) -> list:
+    return _list(list(m))
+
+
+def _values(m: dict) -> list:
+    return _list(list(m.values()))
+
+
+def _reversed(xs: list) -> list:
+    return _list(xs[::-1])
 
 
 def _split(s: str, sep: str) -> list[str]:
@@ -116,7 +187,10 @@ def _split(s: str, sep: str) -> list[str]:
             "split needs a separator that is not empty",
             "`.chars()` splits a string into its characters",
         )
-    return s.split(sep)
+    pieces = s.split(sep)
+    if len(pieces) >= meter.LIST_PER_STEP:
+        meter.current().before(len(s) + len(pieces) * 56)
+    return _list(pieces)
 
 
 def _list_pop(xs: list) -> object:
@@ -127,14 +201,16 @@ def _list_pop(xs: list) -> object:
 
 def _list_remove(xs: list, i: int) -> object:
     if not 0 <= i < len(xs):
-        raise Fault("E0402", f"index {i} out of range for a list of length {len(xs)}")
+        raise Fault("E0402", f"index {short_text(i)} out of range for a list of length {len(xs)}")
     return xs.pop(i)
 
 
 def _list_insert(xs: list, i: int, v: object) -> None:
     if not 0 <= i <= len(xs):
-        raise Fault("E0402", f"index {i} out of range for a list of length {len(xs)}")
+        raise Fault("E0402", f"index {short_text(i)} out of range for a list of length {len(xs)}")
     xs.insert(i, v)
+    if not len(xs) % meter.GROWTH:
+        meter.grew(xs)
 
 
 def _list_index_of(xs: list, v: object) -> int:
@@ -145,7 +221,22 @@ def _map_get(m: dict, k: object) -> object:
     try:
         return m[k]
     except KeyError:
-        raise Fault("E0403", f"no key {json.dumps(to_plain(k))} in map") from None
+        raise Fault("E0403", f"no key {key_text(k)} in map") from None
+
+
+def key_text(k: object) -> str:
+    """A map key as a message shows it: JSON, clipped."""
+    if type(k) is int:
+        return short_text(k)
+    if type(k) is bool:
+        return "true" if k else "false"
+    return json.dumps(_clip(str(k), 60), ensure_ascii=False)
+
+
+def _map_insert(m: dict, k: object, v: object) -> None:
+    m[k] = v
+    if not len(m) % meter.GROWTH:
+        meter.grew(m)
 
 
 def _map_remove(m: dict, k: object) -> None:
@@ -164,7 +255,9 @@ def _json_at(j: object, i: int) -> object:
     if not isinstance(j, list):
         raise Fault("E0408", f"cannot index a JSON {_json_kind(j)} by position")
     if not 0 <= i < len(j):
-        raise Fault("E0402", f"index {i} out of range for a JSON list of length {len(j)}")
+        raise Fault(
+            "E0402", f"index {short_text(i)} out of range for a JSON list of length {len(j)}"
+        )
     return j[i]
 
 
@@ -200,18 +293,31 @@ def _json_len(j: object) -> int:
 
 
 def _json_keys(j: object) -> list[str]:
-    return list(_json_as("object", lambda v: isinstance(v, dict))(j))
+    return _list(list(_json_as("object", lambda v: isinstance(v, dict))(j)))
+
+
+def _to_json(value: object) -> object:
+    p = _Plain()
+    plain = p.convert(value, 0)
+    m = meter.current()
+    m.before(p.size * 4)
+    m.charge(p.size // meter.STR_PER_STEP)
+    return m.built(plain)
 
 
 def _slice(xs, a: int, b: int):
     if not 0 <= a <= b <= len(xs):
-        raise Fault("E0402", f"slice {a}..{b} out of range for length {len(xs)}")
-    return xs[a:b]
+        what = f"{short_text(a)}..{short_text(b)}"
+        raise Fault("E0402", f"slice {what} out of range for length {len(xs)}")
+    part = xs[a:b]
+    return _text(part) if type(part) is str else _list(part)
 
 
 def _sorted_copy(xs: list) -> list:
+    if len(xs) >= meter.LIST_PER_STEP:  # n log n comparisons
+        meter.current().charge(len(xs) * len(xs).bit_length() // meter.LIST_PER_STEP)
     try:
-        return sorted(xs)
+        return _list(sorted(xs))
     except TypeError:
         raise Fault("E0409", "only lists of Int or of String can be sorted") from None
 
@@ -240,11 +346,11 @@ NATIVES: list[Native] = [
     Native("min", "fn(Int, Int) -> Int", min, "min({0}, {1})"),
     Native("max", "fn(Int, Int) -> Int", max, "max({0}, {1})"),
     Native("abs", "fn(Int) -> Int", abs, "abs({0})"),
-    Native("range", "fn(Int, Int) -> List<Int>", lambda a, b: list(range(a, b))),
+    Native("range", "fn(Int, Int) -> List<Int>", _range),
     Native("format", "fn(String) -> String", _format, variadic=True),
     Native("json_parse", "fn(String) -> Json", _json_parse),
     Native("json_str", "fn(T) -> String", json_text),
-    Native("to_json", "fn(T) -> Json", to_plain),
+    Native("to_json", "fn(T) -> Json", _to_json),
     # --- String ----------------------------------------------------------------
     Native("String.len", "fn(String) -> Int", len, "len({0})"),
     Native("String.contains", "fn(String, String) -> Bool", str.__contains__, "({1} in {0})"),
@@ -252,13 +358,13 @@ NATIVES: list[Native] = [
     Native("String.ends_with", "fn(String, String) -> Bool", str.endswith),
     Native("String.find", "fn(String, String) -> Int", str.find),
     Native("String.split", "fn(String, String) -> List<String>", _split),
-    Native("String.trim", "fn(String) -> String", str.strip),
-    Native("String.replace", "fn(String, String, String) -> String", str.replace),
+    Native("String.trim", "fn(String) -> String", _trim),
+    Native("String.replace", "fn(String, String, String) -> String", _replace),
     Native("String.to_int", "fn(String) -> Int", _to_int),
-    Native("String.to_upper", "fn(String) -> String", str.upper),
-    Native("String.to_lower", "fn(String) -> String", str.lower),
+    Native("String.to_upper", "fn(String) -> String", _upper),
+    Native("String.to_lower", "fn(String) -> String", _lower),
     Native("String.slice", "fn(String, Int, Int) -> String", _slice),
-    Native("String.chars", "fn(String) -> List<String>", list),
+    Native("String.chars", "fn(String) -> List<String>", _chars),
     # --- List ------------------------------------------------------------------
     Native("List.len", "fn(List<T>) -> Int", len, "len({0})"),
     Native("List.push", "fn(List<T>, T) -> Void", list.append, "{0}.append({1})"),
@@ -268,19 +374,24 @@ NATIVES: list[Native] = [
     Native("List.contains", "fn(List<T>, T) -> Bool", list.__contains__, "({1} in {0})"),
     Native("List.index_of", "fn(List<T>, T) -> Int", _list_index_of),
     Native("List.slice", "fn(List<T>, Int, Int) -> List<T>", _slice),
-    Native("List.concat", "fn(List<T>, List<T>) -> List<T>", list.__add__, "({0} + {1})"),
+    Native(
+        "List.concat",
+        "fn(List<T>, List<T>) -> List<T>",
+        lambda a, b: _list(a + b),
+        f"(_r if len(_r := {{0}} + {{1}}) < {meter.LIST_PER_STEP} else _concat(_r))",
+    ),
     Native("List.sorted", "fn(List<T>) -> List<T>", _sorted_copy),
-    Native("List.reversed", "fn(List<T>) -> List<T>", lambda xs: xs[::-1]),
-    Native("List.join", "fn(List<String>, String) -> String", lambda xs, sep: sep.join(xs)),
+    Native("List.reversed", "fn(List<T>) -> List<T>", _reversed),
+    Native("List.join", "fn(List<String>, String) -> String", _join),
     # --- Map -------------------------------------------------------------------
     Native("Map.len", "fn(Map<K, V>) -> Int", len, "len({0})"),
     Native("Map.get", "fn(Map<K, V>, K) -> V", _map_get),
     Native("Map.get_or", "fn(Map<K, V>, K, V) -> V", dict.get, "{0}.get({1}, {2})"),
     Native("Map.contains_key", "fn(Map<K, V>, K) -> Bool", dict.__contains__, "({1} in {0})"),
-    Native("Map.insert", "fn(Map<K, V>, K, V) -> Void", dict.__setitem__),
+    Native("Map.insert", "fn(Map<K, V>, K, V) -> Void", _map_insert),
     Native("Map.remove", "fn(Map<K, V>, K) -> Void", _map_remove),
-    Native("Map.keys", "fn(Map<K, V>) -> List<K>", lambda m: list(m)),
-    Native("Map.values", "fn(Map<K, V>) -> List<V>", lambda m: list(m.values())),
+    Native("Map.keys", "fn(Map<K, V>) -> List<K>", _keys),
+    Native("Map.values", "fn(Map<K, V>) -> List<V>", _values),
     # --- Json ------------------------------------------------------------------
     Native("Json.get", "fn(Json, String) -> Json", _json_get),
     Native("Json.at", "fn(Json, Int) -> Json", _json_at),
@@ -303,6 +414,12 @@ NATIVES: list[Native] = [
         _json_as("object", lambda v: isinstance(v, dict)),
     ),
 ]
+
+
+# The methods that change their receiver (refused on a constant, E0312).
+MUTATING = frozenset(
+    {"List.push", "List.pop", "List.insert", "List.remove", "Map.insert", "Map.remove"}
+)
 
 
 def natives_named(name: str) -> list[Native]:

@@ -5,7 +5,9 @@ Each value is one call into the genome's own Hale (`organization()` in
 dna/org/main.hl, `charter()`, `purpose()`, `org_budget()` in models.hl),
 built once when the organization loads. A file that is missing, does not
 build or returns something else leaves the default standing: no Leader
-(nothing is planned), an empty brief line, an unmetered budget. The law is
+(nothing is planned), an empty brief line, an unmetered budget; but a
+budget whose window or allowance the budget cannot keep is refused
+(BudgetRefused), never taken for an unmetered one. The law is
 the organization's positions and the ask definitions the catalog binds; the
 practices ratified for `org` are the record's (record/practices.py).
 """
@@ -56,11 +58,7 @@ def read_genome(root: Path) -> OrgGenome:
     positions = tuple((str(p.f_name), str(p.f_holder)) for p in held)
     charter = call_genome(root, "dna/org/charter.hl", "charter")
     purpose = call_genome(root, "dna/org/purpose.hl", "purpose")
-    policy = call_genome(root, "dna/org/models.hl", "org_budget")
-    try:
-        budget = BudgetPolicy(str(policy.f_window), int(policy.f_allowance_micros))
-    except (AttributeError, ValueError):
-        budget = BudgetPolicy()
+    budget = _budget(Path(root))
     return OrgGenome(
         planned,
         positions,
@@ -68,6 +66,18 @@ def read_genome(root: Path) -> OrgGenome:
         purpose if isinstance(purpose, str) else "",
         budget,
     )
+
+
+def _budget(root: Path) -> BudgetPolicy:
+    from hale_lang.diagnostics import HaleError
+    from hale_runtime.engine.budget import MODELS, policy_from_genome
+
+    if not (root / MODELS).is_file():
+        return BudgetPolicy()
+    try:
+        return policy_from_genome(root)  # BudgetRefused goes on up
+    except (HaleError, KeyError, AttributeError, TypeError):
+        return BudgetPolicy()
 
 
 def law(genome: OrgGenome, catalog: Any) -> list[str]:

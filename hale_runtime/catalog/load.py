@@ -61,6 +61,11 @@ def load_catalog(root: Path) -> Catalog:
         returned = program.call(ENTRY, ENTRY_FN, host)
     except HaleError as e:
         raise GenomeError(_render(e, root)) from None
+    from hale_runtime.engine.budget import budget_refusal
+
+    refused = budget_refusal(root)
+    if refused:
+        raise GenomeError(refused)
     catalog = host.seal(ENTRY)
     catalog.failed = returned if isinstance(returned, str) else ""
     return catalog

@@ -15,7 +15,6 @@ never reaches the user.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from functools import wraps
 from pathlib import Path
@@ -94,29 +93,49 @@ def check(paths: tuple[Path, ...], root: Path | None) -> None:
     type=click.Path(exists=True, file_okay=False, path_type=Path),
     help="The genome root imports resolve from (default: found from FILE).",
 )
+@click.option(
+    "--max-memory",
+    "max_memory",
+    metavar="SIZE",
+    help="The call's memory ceiling, like 64M or 1G (default: $HALE_MAX_MEMORY, else 64M).",
+)
 @_guarded
-def run(file: Path, fn_name: str, args: tuple[str, ...], root: Path | None) -> None:
+def run(
+    file: Path, fn_name: str, args: tuple[str, ...], root: Path | None, max_memory: str | None
+) -> None:
     """Build FILE, call one of its fns, and print what it returns as JSON."""
     from hale_lang.build import build
-    from stdlib.prelude import to_plain
+    from hale_lang.diagnostics import Diagnostic, Fault, HaleError
+    from hale_lang.meter import parse_size
+    from stdlib.plain import dump, parse_json, to_plain
 
+    ceiling = None
+    if max_memory is not None:
+        try:
+            ceiling = parse_size(max_memory)
+        except ValueError as e:
+            raise click.BadParameter(str(e), param_hint="--max-memory") from None
     values = []
     for i, text in enumerate(args, 1):
         try:
-            values.append(json.loads(text))
+            values.append(parse_json(text))
         except ValueError as e:
             click.echo(f"error[E0412]: --arg {i} is not JSON: {e}", err=True)
             click.echo(f"  = help: quote JSON strings for the shell: --arg '\"{text}\"'", err=True)
             raise SystemExit(EXIT_USAGE) from None
     r = (root or genome_root(file)).resolve()
     module = file.resolve().relative_to(r).as_posix()
-    program = build(r, [module])
+    program = build(r, [module], max_memory=ceiling)
     if program.warnings:
         echo_diagnostics(program.warnings, program.sources)
         click.echo("", err=True)
     value = program.call_json(module, fn_name, values)
-    out = json.dumps(to_plain(value), indent=2, ensure_ascii=False, default=_host_value)
-    click.echo(out)
+    try:
+        text = dump(to_plain(value), indent=2, default=_host_value)
+    except Fault as f:  # the result cannot become JSON (it nests too deeply)
+        msg = f"the result of `{fn_name}`: {f.message}"
+        raise HaleError(Diagnostic(f.code, msg, None, f.help)) from None
+    click.echo(text)
 
 
 def _host_value(obj: object) -> str:

@@ -156,13 +156,82 @@ class Budget:
 MODELS = "dna/org/models.hl"
 
 
+class BudgetRefused(ValueError):
+    """`org_budget()` returned a policy the budget cannot keep (a window
+    other than day, week or none): the host refuses to bind it. `text` is
+    the rendered diagnostic (E0504), at the `window:` the genome wrote."""
+
+    def __init__(self, reason: str, text: str):
+        super().__init__(reason)
+        self.text = text
+
+
 def policy_from_genome(root: Path | str) -> BudgetPolicy:
     """The genome's `org_budget()` (dna/org/models.hl), run as Hale.
 
-    Raises HaleError when the file does not build or run, and ValueError
+    Raises HaleError when the file does not build or run, and BudgetRefused
     when the policy it returns is not one the budget can keep."""
     from hale_lang.build import build
     from stdlib.prelude import to_plain
 
     program = build(root, [MODELS], bindings={})
-    return BudgetPolicy.from_object(to_plain(program.call(MODELS, "org_budget")))
+    try:
+        return BudgetPolicy.from_object(to_plain(program.call(MODELS, "org_budget")))
+    except ValueError as e:
+        raise BudgetRefused(str(e), _refusal(Path(root), str(e))) from None
+
+
+def budget_refusal(folder: Path) -> str | None:
+    """The rendered refusal of a budget policy the host cannot keep, if any."""
+    from hale_lang.diagnostics import HaleError
+
+    if not (folder / MODELS).is_file():
+        return None
+    try:
+        policy_from_genome(folder)
+    except BudgetRefused as refused:
+        return refused.text
+    except HaleError:  # its faults are the organization's to report when it runs
+        return None
+    return None
+
+
+def _refusal(root: Path, reason: str) -> str:
+    """The binding refusal as a diagnostic, pointing at the `window:` (or
+    `allowance_micros:`) field `org_budget()` writes, else at the fn."""
+    from hale_lang import nodes as n
+    from hale_lang.cache import ParseCache
+    from hale_lang.diagnostics import Diagnostic, SourceMap, render_all
+
+    text = (root / MODELS).read_text(encoding="utf-8")
+    module = ParseCache.default().parse(text, MODELS)
+    fn = next((i for i in module.items if isinstance(i, n.FnDecl) and i.name == "org_budget"), None)
+    field = "allowance_micros" if "allowance" in reason else "window"
+    span = _field_value(fn.body, field) if fn is not None else None
+    if span is None and fn is not None:
+        span = fn.name_span
+    help = 'a budget window is "day", "week" or "none", and an allowance 0 or more'
+    diag = Diagnostic("E0504", f"the host refuses this budget: {reason}", span, help)
+    return render_all([diag], SourceMap({MODELS: text}))
+
+
+def _field_value(body, field: str):
+    """The span of the first `field: …` in a struct literal under `body`."""
+    from hale_lang import nodes as n
+
+    stack: list = [body]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, n.StructLit):
+            for f in node.fields:
+                if f.name == field:
+                    return f.value.span
+        if isinstance(node, list | tuple):
+            stack.extend(reversed(node))
+        elif hasattr(type(node), "__dataclass_fields__"):
+            stack.extend(
+                getattr(node, k)
+                for k in reversed(type(node).__dataclass_fields__)
+                if k not in ("span", "ty", "ref", "name_span", "method_span")
+            )
+    return None

@@ -146,6 +146,7 @@ def build(genome: Genome) -> None:
     from hale_lang.build import compile_entries
     from hale_lang.diagnostics import render_all
     from hale_runtime.catalog.load import genome_files
+    from hale_runtime.engine.budget import budget_refusal
 
     if not (genome.folder / "dna" / "org" / "main.hl").is_file():
         raise BuildFailed(genome.commit, "error: dna/org/main.hl is missing")
@@ -153,6 +154,9 @@ def build(genome: Genome) -> None:
     if compiled.errors:
         shown = [d for d in compiled.diagnostics if d.is_error]
         raise BuildFailed(genome.commit, render_all(shown, compiled.sources))
+    refused = budget_refusal(genome.folder)
+    if refused:
+        raise BuildFailed(genome.commit, refused)
 
 
 def last_good(root: Path) -> str | None:

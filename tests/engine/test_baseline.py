@@ -70,3 +70,32 @@ def test_the_budget_policy_is_the_genomes_org_budget(genome):
     models.write_text(models.read_text().replace('"week"', '"fortnight"'))
     with pytest.raises(ValueError, match="day, week or none"):
         policy_from_genome(genome.root)
+
+
+def test_a_budget_window_the_host_cannot_keep_is_refused_where_it_is_written(genome, monkeypatch):
+    """`window: "month"` checks as Hale; the host refuses to bind it, with the
+    place, rather than taking it for an unmetered budget."""
+    from hale_runtime.asks.genome import read_genome
+    from hale_runtime.catalog.load import GenomeError
+    from hale_runtime.engine.budget import MODELS, BudgetRefused, budget_refusal
+    from hale_runtime.node.genome import BuildFailed, work_tree_genome
+    from hale_runtime.node.genome import build as build_genome
+
+    models = genome.root / MODELS
+    models.write_text(models.read_text().replace('window: "day"', 'window: "month"'))
+    line = next(i for i, t in enumerate(models.read_text().splitlines(), 1) if "month" in t)
+    col = models.read_text().splitlines()[line - 1].index('"month"') + 1
+    text = budget_refusal(genome.root)
+    assert text is not None and "error[E0504]" in text
+    assert f"--> {MODELS}:{line}:{col}" in text and "day, week or none" in text
+    with pytest.raises(BuildFailed) as failed:
+        build_genome(work_tree_genome(genome.root))
+    assert failed.value.text == text
+    with pytest.raises(GenomeError) as refused:
+        load_catalog(genome.root)
+    assert refused.value.text == text
+    with pytest.raises(BudgetRefused):
+        read_genome(genome.root)
+    monkeypatch.chdir(genome.root)
+    r = CliRunner().invoke(hale, ["dna", "definitions"], catch_exceptions=False)
+    assert r.exit_code == 1 and f"{MODELS}:{line}:{col}" in r.output

@@ -1,0 +1,330 @@
+"""Metering a call: work on big values costs steps, live values meet a ceiling.
+
+Steps. A call's budget is one range iterator (`_C`, see runtime.py); every
+call and loop iteration takes one step from it. Work whose cost grows with
+the size of values takes more, charged at once by moving the iterator
+(`__setstate__`), so charging a million steps costs as little as one:
+- Int `*` by the digit counts of its operands, `/` and `%` by those of the
+  quotient and divisor, conversions to and from text by the digits
+  (numbers.py has the cost model, in nanoseconds; a step is NS_PER_STEP);
+- String concatenation by the length it produces, one step per
+  STR_PER_STEP characters; a List's by its length, one per LIST_PER_STEP;
+- natives by the length of what they build, the same way.
+
+Generated code decides inline whether an operation is small (Int operands
+within 2**62, results shorter than the thresholds below) and calls this
+module only for big ones, so small work pays a comparison and nothing more.
+
+Memory. The values a call holds are estimated from the big ones it builds:
+every value of BIG_BYTES or more built at an allocation point (the
+operations above, the natives) is held in a list, and so is every list or
+map whose length reaches a multiple of GROWTH by `push`, `insert` or a new
+key. A value is live while anything but that list refers to it (its
+reference count says so); containers are sized by their slots and a sample
+of their elements, since they can grow after they are built. A String that
+a `s += …` site grows is held once a batch, not at every append, since a
+second reference makes CPython copy it at the next append. When
+what was built since the last sweep could take the call past its ceiling,
+a sweep drops the dead values and totals the live ones; past the ceiling is
+E0417 (after one garbage collection, for cycles). Between sweeps the
+estimate may run over the ceiling by a slack of an eighth of it, so a call
+near its ceiling does not sweep at every allocation. Small values are not
+counted: a step builds only so many of them, so the step budget bounds them.
+
+The meter of the running call is per thread (`current()`); natives find it
+there. Outside a call a meter with no limits answers.
+"""
+
+from __future__ import annotations
+
+import gc
+import sys
+import threading
+from itertools import islice
+from operator import length_hint
+
+from .diagnostics import Fault
+from .numbers import div_cost, int_text, mul_cost, text_cost
+
+NS_PER_STEP = 50
+STR_PER_STEP = 4096
+LIST_PER_STEP = 512
+BIG_BYTES = 4096
+SMALL_INT = 1 << 62  # operands below this multiply and divide for nothing
+APPEND_BATCH = 1 << 24  # most characters a `s += …` site appends between charges
+APPEND_COUNT = 4096  # most appends of a literal between two charges
+GROWTH = 256  # a list or map is held when its length reaches a multiple of this
+SAMPLE = 8  # elements sampled to size a container
+DEFAULT_MAX_MEMORY = 64 << 20
+MEMORY_ENV = "HALE_MAX_MEMORY"  # the host's setting: bytes, or with a K, M or G suffix
+
+_getsizeof = sys.getsizeof
+_getrefcount = sys.getrefcount
+
+
+class Meter:
+    """One call's step budget and memory estimate."""
+
+    __slots__ = (
+        "steps",
+        "budget",
+        "ceiling",
+        "held",
+        "ids",
+        "lens",
+        "live",
+        "pending",
+        "slack",
+    )
+
+    def __init__(self, steps, budget: int, ceiling: int):
+        self.steps, self.budget, self.ceiling = steps, budget, ceiling
+        self.held: list[object] = []
+        self.ids: set[int] = set()
+        self.lens: dict[int, int] = {}  # id -> length when `grew` last held it
+        self.live = self.pending = 0
+        self.slack = ceiling
+
+    # --- steps -----------------------------------------------------------------
+
+    def charge(self, steps: int) -> None:
+        """Take `steps` more from the budget, or fail with E0404."""
+        if steps <= 0:
+            return
+        it = self.steps
+        left = length_hint(it)
+        if steps > left:
+            it.__setstate__(self.budget)
+            raise Fault("E0404", "step limit exceeded", STEP_HELP)
+        it.__setstate__(self.budget - left + steps)
+
+    def charge_ns(self, ns: int) -> None:
+        self.charge(ns // NS_PER_STEP)
+
+    # --- memory ----------------------------------------------------------------
+
+    def before(self, size: int) -> None:
+        """Refuse to build one value of `size` bytes past the ceiling."""
+        if size > self.ceiling:
+            raise _over_ceiling(size, self.ceiling, "one value")
+
+    def built(self, value: object) -> object:
+        """Note a value just built; returns it."""
+        size = self.size_of(value)
+        if size < BIG_BYTES:
+            return value
+        self.before(size)
+        if id(value) not in self.ids:
+            self.ids.add(id(value))
+            self.held.append(value)
+        self.pending += size
+        if self.pending > self.slack:
+            self.sweep()
+        return value
+
+    def check(self, size: int) -> None:
+        """A value of `size` bytes exists that is not held: does it fit
+        beside the live ones?"""
+        self.before(size)
+        if self.live + self.pending + size > self.ceiling:
+            self.sweep()
+            if self.live + size > self.ceiling:
+                raise _over_ceiling(self.live + size, self.ceiling, "the values this call holds")
+
+    def sweep(self) -> None:
+        total = self._live()
+        if total > self.ceiling:
+            gc.collect()
+            total = self._live()
+            if total > self.ceiling:
+                raise _over_ceiling(total, self.ceiling, "the values this call holds")
+        self.live, self.pending = total, 0
+        self.slack = max(self.ceiling - total, self.ceiling // 8)
+
+    def _live(self) -> int:
+        alive, total = [], 0
+        held, self.held = self.held, []
+        while held:
+            value = held.pop()  # newest first: a dead container frees what it held
+            if _getrefcount(value) <= 2:  # only `value` here, and the argument
+                self.ids.discard(id(value))
+                self.lens.pop(id(value), None)
+                continue
+            alive.append(value)
+            total += self.size_of(value)
+        alive.reverse()
+        self.held = alive
+        return total
+
+    def size_of(self, value: object) -> int:
+        """Bytes of `value`: its own, and for a container its slots and an
+        estimate of its elements from a sample (held ones count themselves)."""
+        size = _getsizeof(value)
+        t = type(value)
+        if (t is list or t is dict) and value:
+            n = len(value)
+            step = max(n // SAMPLE, 1)
+            if t is list:
+                sample = value[::step][:SAMPLE]
+            else:
+                sample = [x for kv in islice(value.items(), 0, None, step) for x in kv][:SAMPLE]
+            ids = self.ids
+            each = sum(0 if id(x) in ids else _getsizeof(x) for x in sample)
+            size += each * n // len(sample) * (2 if t is dict else 1)
+        return size
+
+
+class _Unmetered(Meter):
+    """Outside any call: nothing is charged or counted."""
+
+    def charge(self, steps: int) -> None:
+        return None
+
+    def built(self, value: object) -> object:
+        return value
+
+    def before(self, size: int) -> None:
+        return None
+
+
+_UNMETERED = _Unmetered(iter(()), 0, 0)
+_local = threading.local()
+
+
+def current() -> Meter:
+    return getattr(_local, "meter", _UNMETERED)
+
+
+def enter(meter: Meter) -> Meter | None:
+    """Make `meter` the running call's; returns the one it replaces."""
+    saved = getattr(_local, "meter", None)
+    _local.meter = meter
+    return saved
+
+
+def leave(saved: Meter | None) -> None:
+    _local.meter = saved if saved is not None else _UNMETERED
+
+
+STEP_HELP = "every loop iteration and call is a step; look for a loop that never ends"
+MEMORY_HELP = (
+    "the ceiling is per call (`hale run --max-memory`, or the host's setting); "
+    "build smaller values, or work on them in pieces"
+)
+
+
+def _over_ceiling(size: int, ceiling: int, what: str) -> Fault:
+    return Fault(
+        "E0417",
+        f"memory ceiling exceeded: {what} would need {size_text(size, up=True)}, over this "
+        f"call's ceiling of {size_text(ceiling)}",
+        MEMORY_HELP,
+    )
+
+
+def size_text(size: int, up: bool = False) -> str:
+    """Bytes for a person: `12,345 bytes`, `64 MiB`, `64.1 MiB` (rounded up
+    with `up`, so a size just past a ceiling never prints as equal to it)."""
+    if size < 1 << 20:
+        return f"{size:,} bytes"
+    tenths = -(-size * 10 // (1 << 20)) if up else size * 10 // (1 << 20)
+    whole, frac = divmod(tenths, 10)
+    return f"{whole:,} MiB" if frac == 0 else f"{whole:,}.{frac} MiB"
+
+
+def parse_size(text: str) -> int:
+    """`1048576`, `512K`, `64M`, `1G` (powers of 1,024) as bytes; ValueError
+    for anything else, or for a size below 1 MiB."""
+    t = text.strip().upper().removesuffix("B").removesuffix("I")
+    scale = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}.get(t[-1:], 1)
+    digits = t[:-1] if scale > 1 else t
+    if not digits.isascii() or not digits.isdigit():
+        raise ValueError(f"{text!r} is not a size (bytes, or a number with K, M or G)")
+    size = int(digits) * scale
+    if size < 1 << 20:
+        raise ValueError(f"{text!r} is below the smallest ceiling, 1M")
+    return size
+
+
+def default_ceiling(env=None) -> int:
+    """The host's setting (HALE_MAX_MEMORY), else DEFAULT_MAX_MEMORY."""
+    import os
+
+    text = (os.environ if env is None else env).get(MEMORY_ENV, "").strip()
+    return parse_size(text) if text else DEFAULT_MAX_MEMORY
+
+
+# --- what generated code calls for big operations ---------------------------------
+
+
+def mul(a: int, b: int) -> int:
+    m = current()
+    m.before((a.bit_length() + b.bit_length()) // 8 + 32)
+    m.charge_ns(mul_cost(a, b))
+    return m.built(a * b)
+
+
+def floordiv(a: int, b: int) -> int:
+    if b:
+        current().charge_ns(div_cost(a, b))
+    return a // b
+
+
+def mod(a: int, b: int) -> int:
+    if b:
+        current().charge_ns(div_cost(a, b))
+    return a % b
+
+
+def concat(value: str | list, ops: int = 1) -> str | list:
+    """A String or List `ops` concatenations produced, that came out big."""
+    per = STR_PER_STEP if type(value) is str else LIST_PER_STEP
+    m = current()
+    m.charge(len(value) * ops // per)
+    return m.built(value)
+
+
+def append_batch(ceiling: int) -> int:
+    """Characters of results a `s += …` site appends between two charges."""
+    return min(APPEND_BATCH, ceiling // 16)
+
+
+def appended(s: str, produced: int) -> int:
+    """A `s += …` site produced `produced` characters of results since its
+    last charge: charge them, hold `s`, start a new batch (returns 0).
+    Holding `s` costs one copy at the next append (CPython appends in place
+    only to a String nothing else refers to), which a batch of at least
+    len(s) characters pays for many times over."""
+    m = current()
+    m.charge(produced // STR_PER_STEP)
+    m.built(s)
+    return 0
+
+
+def appended_literal(s: str, count: int, piece: int) -> int:
+    """A `s += "literal"` site appended `count` times since its last charge:
+    charge each as producing the length `s` has now, hold `s` (see
+    `appended`), and return how many appends to let pass before the next
+    charge, so that `s` grows by at most a batch between two."""
+    m = current()
+    m.charge(count * len(s) // STR_PER_STEP)
+    m.built(s)
+    return max(1, min(APPEND_COUNT, append_batch(m.ceiling) // max(piece, 1)))
+
+
+def grew(xs: list | dict) -> None:
+    """A container grew to a multiple of GROWTH elements (by `push`,
+    `insert` or a new key): hold it, so its elements count from now on."""
+    m = current()
+    n = len(xs)
+    if m.lens.get(id(xs)) != n:
+        m.lens[id(xs)] = n
+        m.built(xs)
+
+
+def int_to_text(n: int) -> str:
+    if -SMALL_INT < n < SMALL_INT:
+        return str(n)
+    m = current()
+    m.charge_ns(text_cost(n))
+    return m.built(int_text(n))

@@ -1,0 +1,202 @@
+"""Metering: work on big values costs steps, live values meet a ceiling, and
+Ints are unbounded up to it. Each case runs a real program; the issue's own
+cases (squaring an Int, doubling a String or a List) must end in a designed
+error, never in Python's MemoryError or a hang.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from hale_lang.build import build, compile_entries
+from hale_lang.diagnostics import HaleError
+from hale_lang.meter import parse_size, size_text
+from hale_lang.numbers import int_text, parse_decimal
+from hale_runtime.cli import hale as cli
+
+BIG = 7**6000  # 5,071 digits: past CPython's 4,300-digit conversion limit
+
+
+def program(tmp_path: Path, source: str, **kw):
+    (tmp_path / "m.hl").write_text(source)
+    return build(tmp_path, ["m.hl"], use_cache=False, **kw)
+
+
+def fault(tmp_path: Path, source: str, fn: str = "main", *args, **kw) -> tuple[str, str]:
+    with pytest.raises(HaleError) as info:
+        program(tmp_path, source, **kw).call("m.hl", fn, *args)
+    (d,) = info.value.diagnostics
+    assert d.trace, "a runtime error carries the Hale stack trace"
+    return d.code, d.message
+
+
+DOUBLING = """
+fn strings(s: String) -> Int {
+    let i = 0;
+    while i < 40 { s = s + s; i += 1; }
+    return len(s);
+}
+fn lists(xs: List<Int>) -> Int {
+    let i = 0;
+    while i < 40 { xs = xs.concat(xs); i += 1; }
+    return len(xs);
+}
+fn squares(x: Int) -> Int {
+    let i = 0;
+    while i < 40 { x = x * x; i += 1; }
+    return x % 10;
+}
+"""
+
+
+@pytest.mark.parametrize(
+    ("fn", "arg", "code"),
+    [("strings", "ab", "E0417"), ("lists", [1, 2], "E0417"), ("squares", 3, "E0404")],
+)
+def test_the_issue_cases_end_in_a_designed_error(tmp_path: Path, fn, arg, code) -> None:
+    got, message = fault(tmp_path, DOUBLING, fn, arg, max_memory=8 << 20)
+    assert got == code, message
+
+
+def test_the_ceiling_is_the_callers(tmp_path: Path) -> None:
+    # 2**21 characters fit under 8 MiB and not under 1 MiB
+    source = DOUBLING.replace("i < 40", "i < 20")
+    assert program(tmp_path, source, max_memory=8 << 20).call("m.hl", "strings", "ab") == 2**21
+    assert fault(tmp_path, source, "strings", "ab", max_memory=1 << 20)[0] == "E0417"
+
+
+def test_the_hosts_setting_is_the_default(tmp_path: Path, monkeypatch) -> None:
+    source = DOUBLING.replace("i < 40", "i < 20")
+    monkeypatch.setenv("HALE_MAX_MEMORY", "1M")
+    assert fault(tmp_path, source, "strings", "ab")[0] == "E0417"
+    monkeypatch.setenv("HALE_MAX_MEMORY", "lots")
+    with pytest.raises(HaleError) as info:
+        program(tmp_path, source)
+    assert "HALE_MAX_MEMORY" in info.value.diagnostics[0].message
+
+
+def test_hale_run_max_memory(tmp_path: Path) -> None:
+    (tmp_path / "m.hl").write_text(DOUBLING.replace("i < 40", "i < 20"))
+    runner = CliRunner()
+    args = ["run", str(tmp_path / "m.hl"), "--fn", "strings", "--arg", '"ab"']
+    ok = runner.invoke(cli, [*args, "--max-memory", "8M"])
+    assert (ok.exit_code, ok.output.strip()) == (0, str(2**21))
+    low = runner.invoke(cli, [*args, "--max-memory", "1M"])
+    assert low.exit_code == 1 and "E0417" in low.output
+    bad = runner.invoke(cli, [*args, "--max-memory", "lots"])
+    assert bad.exit_code == 2 and "--max-memory" in bad.output
+
+
+def test_live_values_count_not_all_that_was_built(tmp_path: Path) -> None:
+    source = """
+fn churn(n: Int, keep: Bool) -> Int {
+    let kept: List<String> = [];
+    let i = 0;
+    while i < n {
+        let s = to_string(i) + "x".slice(0, 1);
+        let j = 0;
+        while j < 19 { s = s + s; j += 1; }
+        if keep { kept.push(s); }
+        i += 1;
+    }
+    return len(kept);
+}
+"""
+    # 40 strings of about 1 MiB each, one at a time: fine under 8 MiB
+    assert program(tmp_path, source, max_memory=8 << 20).call("m.hl", "churn", 40, False) == 0
+    # kept, they pass the ceiling
+    assert fault(tmp_path, source, "churn", 40, True, max_memory=8 << 20)[0] == "E0417"
+
+
+def test_big_work_costs_steps(tmp_path: Path) -> None:
+    source = """
+fn join_big(n: Int) -> Int {
+    let s = "0123456789abcdef";
+    let i = 0;
+    while i < n { s = s + s; i += 1; }
+    let total = 0;
+    let k = 0;
+    while k < 50 { total += len(s + "!"); k += 1; }
+    return total;
+}
+"""
+    # the same 60 or so loop iterations; concatenating 1 MiB strings costs more
+    assert program(tmp_path, source, step_budget=2_000).call("m.hl", "join_big", 6) > 0
+    assert fault(tmp_path, source, "join_big", 16, step_budget=2_000)[0] == "E0404"
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        'let s = "a"; let i = 0; while i < 20 { s = s + s; i += 1; } return len(s.replace("a", s));',
+        'let s = "ab"; let i = 0; while i < 20 { s = s + s; i += 1; } return len([s, s].join(s));',
+        "return len(range(0, 100_000_000));",
+        'let s = "ab"; let i = 0; while i < 22 { s = s + s; i += 1; } return len(s.chars());',
+    ],
+)
+def test_natives_refuse_what_would_pass_the_ceiling(tmp_path: Path, body: str) -> None:
+    code, _ = fault(tmp_path, f"fn main() -> Int {{ {body} }}", max_memory=4 << 20)
+    assert code in ("E0417", "E0404")
+
+
+def test_ints_are_unbounded_up_to_the_ceiling(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("HALE_CACHE_DIR", str(tmp_path / "cache"))
+    digits = int_text(BIG)
+    source = f"""
+const BIG: Int = {digits};
+fn main() -> List<String> {{
+    let x = BIG * BIG;
+    let back = to_int(to_string(x));
+    return [
+        to_string(BIG),
+        format("{{}}", BIG),
+        json_str([BIG]),
+        to_string(back == x),
+        to_string(json_parse(json_str(x)).as_int() == x),
+        to_string(x / BIG == BIG),
+        to_string(x % BIG),
+    ];
+}}
+"""
+    compiled = (
+        compile_entries(tmp_path, ["m.hl"]) if (tmp_path / "m.hl").write_text(source) else None
+    )
+    assert compiled is not None and compiled.errors == []
+    out = build(tmp_path, ["m.hl"]).call("m.hl", "main")
+    assert out == [digits, digits, f"[{digits}]", "true", "true", "true", "0"]
+
+
+def test_hale_run_prints_a_big_int(tmp_path: Path) -> None:
+    (tmp_path / "m.hl").write_text("fn main(x: Int) -> Int { return x * x; }\n")
+    result = CliRunner().invoke(cli, ["run", str(tmp_path / "m.hl"), "--arg", int_text(BIG)])
+    assert result.exit_code == 0, result.output
+    assert result.output.strip() == int_text(BIG * BIG)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(min_value=-(10**12000), max_value=10**12000))
+def test_int_text_round_trips(n: int) -> None:
+    text = int_text(n)
+    assert parse_decimal(text) == n
+    old = sys.get_int_max_str_digits()
+    sys.set_int_max_str_digits(0)
+    try:
+        assert text == str(n)
+    finally:
+        sys.set_int_max_str_digits(old)
+
+
+def test_sizes_read_and_print() -> None:
+    assert parse_size("64M") == 64 << 20 and parse_size("1g") == 1 << 30
+    assert parse_size("2097152") == 2 << 20
+    for bad in ("", "12", "1.5G", "-1M", "M", "١M"):
+        with pytest.raises(ValueError):
+            parse_size(bad)
+    assert size_text(64 << 20) == "64 MiB"
+    assert size_text((64 << 20) + 1, up=True) == "64.1 MiB"
