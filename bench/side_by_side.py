@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -72,6 +73,8 @@ def main() -> int:
                     capture_output=True,
                 )
             for script in opts.scripts:
+                for tree in trees.values():
+                    shutil.copy(HERE / script, tree / script)
                 compare(script, trees, opts.rounds)
         finally:
             for tree in trees.values():

@@ -1,13 +1,18 @@
 """The static check: resolve names, compute types, annotate the tree.
 
 `check(program)` visits the loaded modules in load order (every import
-before its importer) and, for each, runs four steps:
+before its importer) and, for each, runs five steps:
 
-1. declare its items (`resolver.declare`),
-2. resolve the types written in item headers (`resolver.resolve_signatures`),
-3. check its constants in source order — a constant sees only those above
+1. measure how deep each item nests (`limits.depth_errors`, with no
+   recursion); an item past a limit gets that diagnostic and no other check,
+2. declare its items (`resolver.declare`),
+3. resolve the types written in item headers (`resolver.resolve_signatures`),
+4. check its constants in source order — a constant sees only those above
    it — and then every function body (`typecheck.BodyChecker`),
-4. warn about imports it never used.
+5. warn about imports it never used.
+
+The recursive steps run with `limits.headroom()`, so a program within the
+limits checks whatever depth the caller already runs at.
 
 It annotates the syntax tree in place for the compiler (every expression's
 `ty`, every name's `ref`; see `nodes.Ref`) and returns every diagnostic of
@@ -20,8 +25,9 @@ from __future__ import annotations
 
 from . import nodes as n
 from .diagnostics import Diagnostic
+from .limits import depth_errors, headroom
 from .loader import LoadedProgram
-from .resolver import ModuleEnv, Sym, declare, resolve_signatures
+from .resolver import ModuleEnv, declare, resolve_signatures
 from .typecheck import BodyChecker
 from .types import ERROR
 
@@ -63,7 +69,10 @@ CODES: dict[str, str] = {
     "E0316": "wrong number of type arguments",
     "E0317": "no overload of a prelude function fits the arguments",
     "E0318": "a host value given to a function that turns values into text or JSON",
-    "E0319": "an item nested too deeply to check",
+    "E0319": "an expression nested deeper than limits.MAX_EXPR_DEPTH levels",
+    "E0320": "blocks nested deeper than limits.MAX_BLOCK_DEPTH levels",
+    "E0321": "loops nested deeper than limits.MAX_LOOP_DEPTH levels",
+    "E0322": "a written type nested deeper than limits.MAX_TYPE_DEPTH levels",
     "E0325": "sorting a list whose elements are not Int or String",
     # warnings
     "W0201": "unused import",
@@ -76,8 +85,9 @@ def check(program: LoadedProgram) -> list[Diagnostic]:
     """Check every module of `program`, annotating it; returns all diagnostics."""
     envs: dict[str, ModuleEnv] = {}
     out: list[Diagnostic] = []
-    for path, module in program.modules.items():
-        out.extend(check_module(module, program.imports.get(path, {}), envs))
+    with headroom():
+        for path, module in program.modules.items():
+            out.extend(check_module(module, program.imports.get(path, {}), envs))
     return out
 
 
@@ -88,42 +98,38 @@ def check_module(
     module path in `imports`); files its table as `envs[module.path]` and
     returns its diagnostics by position. A language server re-checks an
     edited module and its importers this way, keeping the others' tables."""
-    diags: list[Diagnostic] = []
-    env = declare(module, imports, envs, diags)
-    resolve_signatures(env)
-    _check_bodies(env)
-    _unused_imports(env)
+    with headroom():
+        diags = depth_errors(module)
+        too_deep = {d.span for d in diags}
+        env = declare(module, imports, envs, diags)
+        resolve_signatures(env)
+        _check_bodies(env, too_deep)
+        _unused_imports(env)
     diags.sort(key=_position)
     return diags
 
 
-def _check_bodies(env: ModuleEnv) -> None:
+def _check_bodies(env: ModuleEnv, too_deep: set) -> None:
     checker = BodyChecker(env)
-    syms = list(env.items.values())
+    syms = [s for s in env.items.values() if not _inside(s.node, too_deep)]
+    for sym in env.items.values():
+        if sym.kind == "const" and sym not in syms:
+            sym.type = ERROR
     for sym in syms:
         if sym.kind == "const":
-            _guarded(env, checker.check_const, sym)
+            checker.check_const(sym)
     for sym in syms:
         if sym.kind == "fn":
-            _guarded(env, checker.check_fn, sym)
+            checker.check_fn(sym)
 
 
-def _guarded(env: ModuleEnv, check_one, sym: Sym) -> None:
-    """Check one item; nesting deeper than Python's stack is a diagnostic."""
-    try:
-        check_one(sym)
-    except RecursionError:
-        if sym.kind == "const":
-            sym.type = ERROR
-        what = "constant" if sym.kind == "const" else "function"
-        env.diags.append(
-            Diagnostic(
-                "E0319",
-                f"{what} `{sym.name}` nests too deeply to check",
-                sym.node.name_span,
-                "split the deepest expression with `let` variables",
-            )
-        )
+def _inside(node, spans: set) -> bool:
+    """Does an item hold one of these spans (of a depth diagnostic)?"""
+    s = node.span
+    return any(
+        sp.path == s.path and (s.line, s.col) <= (sp.line, sp.col) <= (s.end_line, s.end_col)
+        for sp in spans
+    )
 
 
 def _unused_imports(env: ModuleEnv) -> None:

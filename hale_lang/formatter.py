@@ -27,6 +27,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from . import nodes as n
+from .diagnostics import Diagnostic, HaleError, Span
+from .limits import headroom
 from .numbers import int_text, parse_decimal
 from .parser import parse
 
@@ -47,10 +49,39 @@ _STMT = (n.MapLit,)  # literals the start of a statement must parenthesize
 _ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\t": "\\t", "\r": "\\r", "\0": "\\0"}
 
 
+FMT_MAX_BLOCK_DEPTH = 10_000  # deeper, a file is refused (E0320) rather than formatted
+
+
 def format_source(text: str, path: str) -> str:
-    """The canonical layout of `text`. Raises HaleError on a syntax error."""
+    """The canonical layout of `text`. Raises HaleError on a syntax error,
+    or for blocks nested past FMT_MAX_BLOCK_DEPTH. Expressions print with
+    an explicit stack; blocks recurse, with the stack they need lent."""
     module = parse(text, path)
-    return format_module(module, text)
+    depth, deepest = _block_depth(module)
+    if depth > FMT_MAX_BLOCK_DEPTH:
+        msg = f"blocks nest deeper than {FMT_MAX_BLOCK_DEPTH:,} levels: too deep to format"
+        help = "move the inner blocks into a fn of their own"
+        raise HaleError(Diagnostic("E0320", msg, deepest, help))
+    with headroom(2000 + 12 * depth):
+        return format_module(module, text)
+
+
+def _block_depth(module: n.Module) -> tuple[int, Span | None]:
+    """How deep blocks nest in the module, and where the deepest opens."""
+    best, where = 0, None
+    stack = [(i.body, 1, i.span) for i in module.items if isinstance(i, n.FnDecl)]
+    while stack:
+        block, depth, span = stack.pop()
+        if depth > best:
+            best, where = depth, span
+        for st in block.stmts:
+            if isinstance(st, n.If):
+                stack += [(b, depth + 1, st.span) for _, b in st.branches]
+                if st.orelse is not None:
+                    stack.append((st.orelse, depth + 1, st.span))
+            elif isinstance(st, n.While | n.For):
+                stack.append((st.body, depth + 1, st.span))
+    return best, where
 
 
 def format_module(module: n.Module, text: str) -> str:
@@ -369,48 +400,96 @@ class _Printer:
         """`e` as source. The literals of the classes in `cond` outside any
         brackets are parenthesized, as the grammar asks: struct and map
         literals after `if`, `while`, `in` (_COND), map literals at the start
-        of a statement (_STMT)."""
+        of a statement (_STMT).
+
+        Printed with an explicit stack, so any nesting prints: each node
+        splits into its operands (with whether each needs parentheses) and a
+        function joining their texts. Texts are kept as trees of pieces
+        (flattened once at the end), so a long chain is not copied at every
+        operator."""
+        results: list[tuple[object, str]] = []  # (tree of pieces, first character)
+        todo: list = [(e, cond)]
+        while todo:
+            task = todo.pop()
+            if task[0] is _JOIN:
+                _, join, k = task
+                parts = results[len(results) - k :]
+                del results[len(results) - k :]
+                results.append(join(parts))
+                continue
+            node, c = task
+            kids, join = self._split(node, c)
+            todo.append((_JOIN, join, len(kids)))
+            todo.extend(reversed(kids))
+        return _flatten(results[0][0])
+
+    def _split(self, e: n.Expr, cond: tuple[type, ...]):
+        """(operands, each with its `cond`), and how their texts join."""
         if cond and isinstance(e, cond):
-            return f"({self.expr(e)})"
+            return [(e, ())], lambda t: _piece("(", t[0], ")")
         if isinstance(e, n.Binary):
             level = _BINARY[e.op]
-            left = self.operand(e.left, level, cond)
-            right = self.operand(e.right, level + 1, cond)
-            return f"{left} {e.op} {right}"
+            wl, wr = _level(e.left) < level, _level(e.right) < level + 1
+            op = f" {e.op} "
+            return [(e.left, () if wl else cond), (e.right, () if wr else cond)], lambda t: _piece(
+                _wrap(t[0], wl), op, _wrap(t[1], wr)
+            )
         if isinstance(e, n.Unary):
-            operand = self.operand(e.operand, _UNARY, cond)
+            w = _level(e.operand) < _UNARY
             # `- -a`, not `--a`, which reads as a decrement
-            return e.op + (" " if e.op == "-" and operand.startswith("-") else "") + operand
+            return [(e.operand, () if w else cond)], lambda t: _piece(
+                e.op + (" " if e.op == "-" and not w and t[0][1] == "-" else ""), _wrap(t[0], w)
+            )
         if isinstance(e, n.Call | n.MethodCall | n.FieldAccess | n.Index):
-            return self.postfix(e, cond)
-        return self.atom(e)
+            return self._split_postfix(e, cond)
+        return self._split_atom(e)
 
-    def operand(self, e: n.Expr, min_level: int, cond: tuple[type, ...]) -> str:
-        if _level(e) < min_level:
-            return f"({self.expr(e)})"
-        return self.expr(e, cond)
-
-    def postfix(self, e: n.Expr, cond: tuple[type, ...]) -> str:
+    def _split_postfix(self, e: n.Expr, cond: tuple[type, ...]):
         if isinstance(e, n.Call):
             # `(a.b)(x)` is a call of a field; without parentheses it would
             # read back as the method call `a.b(x)`
-            func = e.func
-            head = (
-                f"({self.expr(func)})"
-                if isinstance(func, n.FieldAccess)
-                else self.operand(func, _POSTFIX, cond)
-            )
-            return f"{head}({self.args(e.args)})"
+            w = isinstance(e.func, n.FieldAccess) or _level(e.func) < _POSTFIX
+            kids = [(e.func, () if w else cond)] + [(a, ()) for a in e.args]
+            return kids, lambda t: _piece(_wrap(t[0], w), "(", _commas(t[1:]), ")")
         if isinstance(e, n.MethodCall):
-            recv = self.operand(e.receiver, _POSTFIX, cond)
-            return f"{recv}.{e.method}({self.args(e.args)})"
+            w = _level(e.receiver) < _POSTFIX
+            kids = [(e.receiver, () if w else cond)] + [(a, ()) for a in e.args]
+            name = f".{e.method}("
+            return kids, lambda t: _piece(_wrap(t[0], w), name, _commas(t[1:]), ")")
         if isinstance(e, n.FieldAccess):
-            return f"{self.operand(e.obj, _POSTFIX, cond)}.{e.name}"
-        assert isinstance(e, n.Index)
-        return f"{self.operand(e.obj, _POSTFIX, cond)}[{self.expr(e.index)}]"
+            w = _level(e.obj) < _POSTFIX
+            return [(e.obj, () if w else cond)], lambda t: _piece(_wrap(t[0], w), "." + e.name)
+        w = _level(e.obj) < _POSTFIX
+        return [(e.obj, () if w else cond), (e.index, ())], lambda t: _piece(
+            _wrap(t[0], w), "[", t[1], "]"
+        )
 
-    def args(self, args: list[n.Expr]) -> str:
-        return ", ".join(self.expr(a) for a in args)
+    def _split_atom(self, e: n.Expr):
+        if isinstance(e, n.ListLit):
+            return [(x, ()) for x in e.items], lambda t: _piece("[", _commas(t), "]")
+        if isinstance(e, n.MapLit):
+            kids = [(x, ()) for kv in e.entries for x in kv]
+
+            def entries(t):
+                if not t:
+                    return _piece("{}")
+                pairs = [_piece(t[i], ": ", t[i + 1]) for i in range(0, len(t), 2)]
+                return _piece("{ ", _commas(pairs), " }")
+
+            return kids, entries
+        if isinstance(e, n.StructLit):
+            name = "::".join(e.path)
+            names = [f.name for f in e.fields]
+
+            def struct(t):
+                if not t:
+                    return _piece(name + " {}")
+                inits = [_piece(f + ": ", v) for f, v in zip(names, t, strict=True)]
+                return _piece(name + " { ", _commas(inits), " }")
+
+            return [(f.value, ()) for f in e.fields], struct
+        text = self.atom(e)
+        return [], lambda t: _piece(text)
 
     def atom(self, e: n.Expr) -> str:
         if isinstance(e, n.IntLit):
@@ -423,15 +502,6 @@ class _Printer:
             return e.name
         if isinstance(e, n.Path):
             return "::".join(e.parts)
-        if isinstance(e, n.ListLit):
-            return f"[{self.args(e.items)}]"
-        if isinstance(e, n.MapLit):
-            entries = ", ".join(f"{self.expr(k)}: {self.expr(v)}" for k, v in e.entries)
-            return f"{{ {entries} }}" if entries else "{}"
-        if isinstance(e, n.StructLit):
-            inits = ", ".join(f"{f.name}: {self.expr(f.value)}" for f in e.fields)
-            name = "::".join(e.path)
-            return f"{name} {{ {inits} }}" if inits else f"{name} {{}}"
         raise TypeError(f"unknown expression {type(e).__name__}")  # pragma: no cover
 
     def int_text(self, e: n.IntLit) -> str:
@@ -443,6 +513,44 @@ class _Printer:
             if digits.isascii() and digits.isdigit() and parse_decimal(digits) == e.value:
                 return text
         return int_text(e.value)
+
+
+_JOIN = object()
+
+
+def _piece(*parts) -> tuple[object, str]:
+    """A text made of strings and other texts, with its first character."""
+    first = ""
+    for p in parts:
+        first = p[:1] if isinstance(p, str) else p[1]
+        if first:
+            break
+    return (tuple(p if isinstance(p, str) else p[0] for p in parts), first)
+
+
+def _wrap(text: tuple[object, str], parens: bool) -> tuple[object, str]:
+    return _piece("(", text, ")") if parens else text
+
+
+def _commas(texts: list) -> tuple[object, str]:
+    parts: list = []
+    for i, t in enumerate(texts):
+        if i:
+            parts.append(", ")
+        parts.append(t)
+    return _piece(*parts) if parts else ("", "")
+
+
+def _flatten(tree: object) -> str:
+    out: list[str] = []
+    stack = [tree]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, str):
+            out.append(x)
+        else:
+            stack.extend(reversed(x))
+    return "".join(out)
 
 
 def _level(e: n.Expr) -> int:
@@ -458,18 +566,29 @@ def _level(e: n.Expr) -> int:
 _NOT_SHAPE = frozenset({"span", "name_span", "method_span", "ty", "ref"})
 
 
-def tree_shape(node: object) -> object:
-    """A node as nested tuples, without spans, annotations or comments, so
-    two parses of one program compare equal however they are laid out. A
-    module's imports come first, as the formatter prints them."""
+def tree_shape(node: object) -> tuple:
+    """A node as a flat tuple (its nodes in pre-order, each with its field
+    names and the number of its children), without spans, annotations or
+    comments, so two parses of one program compare equal however they are
+    laid out, and at any depth. A module's imports come first, as the
+    formatter prints them."""
     if isinstance(node, n.Module):
         items = [i for i in node.items if isinstance(i, n.Import)]
         items += [i for i in node.items if not isinstance(i, n.Import)]
-        return ("Module", tree_shape(items))
-    if isinstance(node, list | tuple):
-        return tuple(tree_shape(x) for x in node)
-    slots = getattr(type(node), "__dataclass_fields__", None)
-    if slots is None:
-        return node
-    fields = tuple((k, tree_shape(getattr(node, k))) for k in slots if k not in _NOT_SHAPE)
-    return (type(node).__name__, fields)
+        node = ("Module", items)
+    out: list[object] = []
+    stack = [node]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, list | tuple):
+            out.append(("seq", len(x)))
+            stack.extend(reversed(x))
+            continue
+        slots = getattr(type(x), "__dataclass_fields__", None)
+        if slots is None:
+            out.append(x)
+            continue
+        keys = tuple(k for k in slots if k not in _NOT_SHAPE)
+        out.append((type(x).__name__, keys))
+        stack.extend(getattr(x, k) for k in reversed(keys))
+    return tuple(out)

@@ -1,7 +1,12 @@
 """Metering a call: work on big values costs steps, live values meet a ceiling.
 
 Steps. A call's budget is one range iterator (`_C`, see runtime.py); every
-call and loop iteration takes one step from it. Work whose cost grows with
+call and loop iteration takes one step from it. A `for` over a range pays
+for its iterations in advance (`loop`), so it iterates a plain range at
+C speed: a short range at once, a long one RANGE_BATCH iterations at a
+time; `break` and `return` give back what was paid and not run (`refund`).
+Near the end of a budget, a loop's advance can make E0404 come up to
+RANGE_BATCH steps early in the loops inside it. Work whose cost grows with
 the size of values takes more, charged at once by moving the iterator
 (`__setstate__`), so charging a million steps costs as little as one:
 - Int `*` by the digit counts of its operands, `/` and `%` by those of the
@@ -18,8 +23,8 @@ module only for big ones, so small work pays a comparison and nothing more.
 Memory. The values a call holds are estimated from the big ones it builds:
 every value of BIG_BYTES or more built at an allocation point (the
 operations above, the natives) is held in a list, and so is every list or
-map whose length reaches a multiple of GROWTH by `push`, `insert` or a new
-key. A value is live while anything but that list refers to it (its
+map of GROWTH elements or more that a `push`, `insert` or `m[k] = v` site
+grows, each GROWTH times the site runs. A value is live while anything but that list refers to it (its
 reference count says so); containers are sized by their slots and a sample
 of their elements, since they can grow after they are built. A String that
 a `s += …` site grows is held once a batch, not at every append, since a
@@ -38,8 +43,10 @@ there. Outside a call a meter with no limits answers.
 from __future__ import annotations
 
 import gc
+import itertools
 import sys
 import threading
+from collections.abc import Iterator
 from itertools import islice
 from operator import length_hint
 
@@ -53,7 +60,8 @@ BIG_BYTES = 4096
 SMALL_INT = 1 << 62  # operands below this multiply and divide for nothing
 APPEND_BATCH = 1 << 24  # most characters a `s += …` site appends between charges
 APPEND_COUNT = 4096  # most appends of a literal between two charges
-GROWTH = 256  # a list or map is held when its length reaches a multiple of this
+RANGE_BATCH = 1024  # a long range loop pays for this many iterations at a time
+GROWTH = 256  # a site that grows a list or map has it held every this many runs
 SAMPLE = 8  # elements sampled to size a container
 DEFAULT_MAX_MEMORY = 64 << 20
 MEMORY_ENV = "HALE_MAX_MEMORY"  # the host's setting: bytes, or with a K, M or G suffix
@@ -66,7 +74,7 @@ class Meter:
     """One call's step budget and memory estimate."""
 
     __slots__ = (
-        "steps",
+        "steps_iter",
         "budget",
         "ceiling",
         "held",
@@ -78,7 +86,7 @@ class Meter:
     )
 
     def __init__(self, steps, budget: int, ceiling: int):
-        self.steps, self.budget, self.ceiling = steps, budget, ceiling
+        self.steps_iter, self.budget, self.ceiling = steps, budget, ceiling
         self.held: list[object] = []
         self.ids: set[int] = set()
         self.lens: dict[int, int] = {}  # id -> length when `grew` last held it
@@ -91,7 +99,7 @@ class Meter:
         """Take `steps` more from the budget, or fail with E0404."""
         if steps <= 0:
             return
-        it = self.steps
+        it = self.steps_iter
         left = length_hint(it)
         if steps > left:
             it.__setstate__(self.budget)
@@ -100,6 +108,31 @@ class Meter:
 
     def charge_ns(self, ns: int) -> None:
         self.charge(ns // NS_PER_STEP)
+
+    def loop(self, a: int, b: int) -> Iterator[int]:
+        """The items of a range loop, its steps paid in advance: all at once
+        for a short range, else RANGE_BATCH at a time. Past the budget the
+        iterator raises E0404 where the next step would be taken."""
+        count = b - a
+        it = self.steps_iter
+        left = length_hint(it)
+        if count <= RANGE_BATCH and count <= left:
+            if count > 0:
+                it.__setstate__(self.budget - left + count)
+            return iter(range(a, b))
+        chunks = _Batches(self, a, b)
+        ranged = _RangeSteps.from_iterable(chunks)
+        ranged.batches = chunks
+        return ranged
+
+    def refund(self, items: Iterator[int]) -> None:
+        """A range loop left early: give back what it paid for and will not
+        run."""
+        cur = items if type(items) is _RANGE_ITER else items.batches.current
+        left = length_hint(cur)
+        if left:
+            it = self.steps_iter
+            it.__setstate__(self.budget - length_hint(it) - left)
 
     # --- memory ----------------------------------------------------------------
 
@@ -174,6 +207,37 @@ class Meter:
         return size
 
 
+class _Batches:
+    """The batches of a long range loop, each paid for as it starts."""
+
+    __slots__ = ("meter", "a", "b", "current")
+
+    def __init__(self, meter: Meter, a: int, b: int):
+        self.meter, self.a, self.b = meter, a, b
+        self.current: Iterator[int] = iter(())
+
+    def __iter__(self) -> Iterator[Iterator[int]]:
+        m, a, b = self.meter, self.a, self.b
+        while a < b:
+            n = min(b - a, RANGE_BATCH)
+            left = length_hint(m.steps_iter)
+            self.current = iter(range(a, a + min(n, left)))
+            m.steps_iter.__setstate__(m.budget - left + min(n, left))
+            yield self.current
+            if left < n:
+                raise Fault("E0404", "step limit exceeded", STEP_HELP)
+            a += n
+
+
+class _RangeSteps(itertools.chain):
+    """A chain over a range loop's batches (C speed), that knows them."""
+
+    __slots__ = ("batches",)
+
+
+_RANGE_ITER = type(iter(range(0)))
+
+
 class _Unmetered(Meter):
     """Outside any call: nothing is charged or counted."""
 
@@ -184,6 +248,12 @@ class _Unmetered(Meter):
         return value
 
     def before(self, size: int) -> None:
+        return None
+
+    def loop(self, a: int, b: int) -> Iterator[int]:
+        return iter(range(a, b))
+
+    def refund(self, items: Iterator[int]) -> None:
         return None
 
 
@@ -312,14 +382,16 @@ def appended_literal(s: str, count: int, piece: int) -> int:
     return max(1, min(APPEND_COUNT, append_batch(m.ceiling) // max(piece, 1)))
 
 
-def grew(xs: list | dict) -> None:
-    """A container grew to a multiple of GROWTH elements (by `push`,
-    `insert` or a new key): hold it, so its elements count from now on."""
+def grew(xs: list | dict) -> int:
+    """A site that can grow a container (`push`, `insert`, `m[k] = v`) ran
+    GROWTH times: hold the container, so its elements count from now on.
+    Returns the site's next countdown."""
     m = current()
     n = len(xs)
-    if m.lens.get(id(xs)) != n:
+    if n >= GROWTH and m.lens.get(id(xs)) != n:
         m.lens[id(xs)] = n
         m.built(xs)
+    return GROWTH
 
 
 def int_to_text(n: int) -> str:

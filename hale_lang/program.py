@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import marshal
 import re
+import sys
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -24,6 +25,7 @@ from stdlib.prelude import StructValue
 from . import meter
 from .compiler import Emitted, FnMeta, HostMeta, ModuleArtifact, StructMeta, filename
 from .diagnostics import Diagnostic, HaleError, SourceMap
+from .limits import MAX_CALL_DEPTH, current_depth, headroom
 from .runtime import (
     CodeInfo,
     HookBridge,
@@ -157,21 +159,30 @@ class Program:
         return self._run(self._ns[meta.pyname], values)
 
     def _run(self, func: Any, args: tuple | list) -> object:
+        """Call `func` under a fresh step budget, memory meter and call-depth
+        limit: the stack may hold MAX_CALL_DEPTH frames above this one (one
+        per Hale call; a native takes one or two while it runs)."""
         ns = self._ns
         saved = ns["_C"]
+        saved_m = ns["_M"]
         steps = ns["_C"] = iter(range(self.step_budget))
-        outer = meter.enter(meter.Meter(steps, self.step_budget, self.max_memory))
+        m = ns["_M"] = meter.Meter(steps, self.step_budget, self.max_memory)
+        outer = meter.enter(m)
         if "_hk" in ns:
             ns["_hk"].depth = 0
+        limit = sys.getrecursionlimit()
+        sys.setrecursionlimit(current_depth() + MAX_CALL_DEPTH)
         try:
             return func(*args)
         except Exception as e:
+            sys.setrecursionlimit(max(limit, current_depth() + 100))  # room to diagnose
             d = diagnose(e, self._infos)
             if d is None:  # raised by a debug hook: the debugger's own exception
                 raise
             raise self._error([d]) from None
         finally:
-            ns["_C"] = saved
+            sys.setrecursionlimit(limit)
+            ns["_C"], ns["_M"] = saved, saved_m
             meter.leave(outer)
 
     def fn(self, module: str, name: str) -> FnMeta:
@@ -256,7 +267,9 @@ class Program:
         ns["_locals"] = locals
         for a in self._artifacts:
             name, emitted = filename(a.path, True), variants[a.path]
-            exec(compile(emitted.source, name, "exec", dont_inherit=True), ns)
+            with headroom():
+                code = compile(emitted.source, name, "exec", dont_inherit=True)
+            exec(code, ns)
             self._infos[name] = CodeInfo(LineMap(a.path, emitted.linemap), emitted.labels)
         return ns
 

@@ -252,23 +252,30 @@ def _duplicate(env: ModuleEnv, item, message: str, first: Span) -> None:
 def resolve_signatures(env: ModuleEnv) -> None:
     """Pass 2: the types in every item header of the module."""
     for sym in env.items.values():
-        node = sym.node
-        kind = sym.kind
-        if kind == "struct":
-            sym.fields = _fields(env, node)
-        elif kind in ("fn", "hostfn"):
-            _signature(env, sym, node)
-        elif kind == "hosttype":
-            methods: dict[str, Sym] = {}
-            spans: dict[str, Span] = {}
-            for m in node.methods:
-                if not _first_of_its_name(env, "method", m.name, m.name_span, spans, _first_help):
-                    continue
-                msym = Sym("hostfn", env.path, m)
-                msym.ref = n.Ref("hostmethod", env.path, m.name, owner=node.name)
-                _signature(env, msym, m)
-                methods[m.name] = msym
-            sym.fields = methods
+        try:
+            _resolve_header(env, sym)
+        except RecursionError:  # a type nested past all sense: limits.py reports it
+            continue
+
+
+def _resolve_header(env: ModuleEnv, sym: Sym) -> None:
+    node = sym.node
+    kind = sym.kind
+    if kind == "struct":
+        sym.fields = _fields(env, node)
+    elif kind in ("fn", "hostfn"):
+        _signature(env, sym, node)
+    elif kind == "hosttype":
+        methods: dict[str, Sym] = {}
+        spans: dict[str, Span] = {}
+        for m in node.methods:
+            if not _first_of_its_name(env, "method", m.name, m.name_span, spans, _first_help):
+                continue
+            msym = Sym("hostfn", env.path, m)
+            msym.ref = n.Ref("hostmethod", env.path, m.name, owner=node.name)
+            _signature(env, msym, m)
+            methods[m.name] = msym
+        sym.fields = methods
 
 
 def _fields(env: ModuleEnv, node: n.StructDecl) -> dict[str, Type]:

@@ -28,8 +28,11 @@ from stdlib.prelude import NATIVES, StructValue, to_plain
 
 from . import meter
 from .diagnostics import Diagnostic, Fault, Frame, Span
+from .limits import MAX_CALL_DEPTH, headroom
 from .numbers import short_text
 from .types import BOOL, INT, JSON, STRING, HostType, ListType, MapType, Prim, StructType, Type
+
+HOOK_FRAMES = 500  # the debugger's own code runs with this much stack, at any depth
 
 # Builtins inline templates may name; nothing else is ever in the namespace.
 TEMPLATE_BUILTINS: dict[str, Any] = {"len": len, "min": min, "max": max, "abs": abs}
@@ -99,6 +102,7 @@ def base_namespace() -> dict[str, Any]:
         "_itext": meter.int_to_text,
         "_C": iter(()),
         "_AB": meter.APPEND_BATCH,
+        "_M": meter.current(),
         **TEMPLATE_BUILTINS,
     }
     for name in {nat.name for nat in NATIVES}:
@@ -236,16 +240,19 @@ class HookBridge:
 
     def stmt(self, site: tuple, raw: dict) -> None:
         if self._stmt is not None:
-            self._stmt(FrameInfo(site, raw, self.depth))
+            with headroom(HOOK_FRAMES):
+                self._stmt(FrameInfo(site, raw, self.depth))
 
     def call(self, site: tuple, raw: dict) -> None:
         self.depth += 1
         if self._call is not None:
-            self._call(FrameInfo(site, raw, self.depth))
+            with headroom(HOOK_FRAMES):
+                self._call(FrameInfo(site, raw, self.depth))
 
     def ret(self, site: tuple, value: object) -> object:
         if self._ret is not None:
-            self._ret(FrameInfo(site, None, self.depth), value)
+            with headroom(HOOK_FRAMES):
+                self._ret(FrameInfo(site, None, self.depth), value)
         self.depth -= 1
         return value
 
@@ -307,8 +314,8 @@ def diagnose(exc: BaseException, infos: dict[str, CodeInfo]) -> Diagnostic | Non
     span, tag = (located[-1][1], located[-1][2]) if located else (None, "")
     if tag == "hook":
         return None
-    code, message, help = classify(exc, tag)
-    trace = tuple(Frame(fn, sp.path, sp.line) for fn, sp, _ in located if sp is not None)
+    trace = tuple(Frame(fn, sp.path, sp.line) for fn, sp, _ in located if sp is not None and fn)
+    code, message, help = classify(exc, tag, sum(1 for fn, _, _ in located if fn))
     if len(trace) > 2 * MAX_TRACE:
         message += " (the trace shows its outermost and innermost calls)"
         trace = trace[:MAX_TRACE] + trace[-MAX_TRACE:]
@@ -337,8 +344,9 @@ def _position(code, lasti: int, linemap: LineMap) -> tuple[Span | None, str]:
     return linemap.locate(line, col or 0, end if end is not None else col or 0)
 
 
-def classify(exc: BaseException, tag: str) -> tuple[str, str, str | None]:
-    """(code, message, help) for an exception raised where `tag` says."""
+def classify(exc: BaseException, tag: str, calls: int = 0) -> tuple[str, str, str | None]:
+    """(code, message, help) for an exception raised where `tag` says, with
+    `calls` Hale frames on the stack."""
     if isinstance(exc, Fault):
         return exc.code, exc.message, exc.help
     if isinstance(exc, StopIteration) or tag == "step":
@@ -350,7 +358,9 @@ def classify(exc: BaseException, tag: str) -> tuple[str, str, str | None]:
             (meter.MEMORY_HELP),
         )
     if isinstance(exc, RecursionError):
-        return "E0410", "recursion too deep", "a function calls itself without reaching a base case"
+        if calls >= MAX_CALL_DEPTH - NATIVE_FRAMES:
+            return "E0410", f"calls nest deeper than {MAX_CALL_DEPTH:,} levels", _DEPTH_HELP
+        return "E0418", "a value nests too deeply to compare or copy", _NESTED_HELP
     if isinstance(exc, ZeroDivisionError):
         what = "divide" if tag == "div/" else "take a remainder"
         return "E0401", f"attempt to {what} by zero", None
@@ -371,5 +381,8 @@ def classify(exc: BaseException, tag: str) -> tuple[str, str, str | None]:
 
 
 _STEP_HELP = meter.STEP_HELP
+_DEPTH_HELP = "a function calls itself without reaching a base case, or too often: use a loop"
+_NESTED_HELP = "the value nests deeper than the call stack holds; flatten it"
+NATIVE_FRAMES = 64  # what natives working on a nested value may add to the Hale frames
 _KEY_HELP = "check with `.contains_key(k)` first, or read with `.get_or(k, default)`"
 _CONST_HELP = "a constant may use only constants (and functions using constants) defined above it"

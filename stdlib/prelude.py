@@ -96,22 +96,22 @@ def _format(template: str, *args: object) -> str:
 _END = object()
 
 
-def _text(s: str) -> str:
-    """A String a native built: charged by its length and counted when big."""
-    if len(s) >= meter.STR_PER_STEP:
+def _built(value, per: int):
+    """A String or List a native built: charged a step per `per` of its
+    length, and counted when big."""
+    if len(value) >= per:
         m = meter.current()
-        m.charge(len(s) // meter.STR_PER_STEP)
-        m.built(s)
-    return s
+        m.charge(len(value) // per)
+        m.built(value)
+    return value
+
+
+def _text(s: str) -> str:
+    return _built(s, meter.STR_PER_STEP)
 
 
 def _list(xs: list) -> list:
-    """A List a native built, charged by its length and counted when big."""
-    if len(xs) >= meter.LIST_PER_STEP:
-        m = meter.current()
-        m.charge(len(xs) // meter.LIST_PER_STEP)
-        m.built(xs)
-    return xs
+    return _built(xs, meter.LIST_PER_STEP)
 
 
 def _json_parse(text: str) -> object:

@@ -1,4 +1,8 @@
-"""The Python shape of Hale values the compiled code builds."""
+"""The Python shape of Hale values the compiled code builds.
+
+Struct equality walks both values with an explicit stack, so two values of
+a recursive struct type (a chain of nodes) compare at any depth.
+"""
 
 from __future__ import annotations
 
@@ -13,9 +17,25 @@ class StructValue:
     _hale_fields: tuple[str, ...] = ()
 
     def __eq__(self, other: object) -> bool:
-        return type(self) is type(other) and all(
-            getattr(self, "f_" + f) == getattr(other, "f_" + f) for f in self._hale_fields
-        )
+        stack = [(self, other)]
+        while stack:
+            a, b = stack.pop()
+            t = type(a)
+            if t is not type(b):
+                return False
+            if isinstance(a, StructValue):
+                stack += [(getattr(a, "f_" + f), getattr(b, "f_" + f)) for f in a._hale_fields]
+            elif t is list:
+                if len(a) != len(b):
+                    return False
+                stack += zip(a, b, strict=True)
+            elif t is dict:
+                if a.keys() != b.keys():
+                    return False
+                stack += [(a[k], b[k]) for k in a]
+            elif a != b:
+                return False
+        return True
 
     def __hash__(self) -> int:
         return hash(tuple(getattr(self, "f_" + f) for f in self._hale_fields))

@@ -200,3 +200,50 @@ def test_sizes_read_and_print() -> None:
             parse_size(bad)
     assert size_text(64 << 20) == "64 MiB"
     assert size_text((64 << 20) + 1, up=True) == "64.1 MiB"
+
+
+RANGES = """
+fn early(stop: Int, then: Int) -> Int {
+    let found = 0;
+    for i in range(0, 1_000_000_000) {
+        if i == stop { found = i; break; }
+    }
+    let more = 0;
+    for j in range(0, then) { more += 1; }
+    return found + more;
+}
+fn inner(stop: Int) -> Int {
+    for i in range(0, 1_000) {
+        for j in range(0, 1_000) {
+            if i * 1_000 + j == stop { return i + j; }
+        }
+    }
+    return -1;
+}
+fn spent(stop: Int, then: Int) -> Int {
+    let x = inner(stop);
+    let k = 0;
+    while k < then { k += 1; }
+    return x + k;
+}
+"""
+
+
+def test_a_range_loop_costs_a_step_per_iteration_run(tmp_path: Path) -> None:
+    # calls and iterations that run are steps; the ones a `break` or a
+    # `return` skips are not, though a range loop pays for them in advance
+    p = program(tmp_path, RANGES, step_budget=100)
+    assert p.call("m.hl", "early", 50, 40) == 90  # 1 + 51 + 40 = 92 steps
+    assert fault(tmp_path, RANGES, "early", 50, 60, step_budget=100)[0] == "E0404"
+    # spent: 1 + inner (1 + 1 + 41) + the while's 1,000 + 1 = 1,045 steps; the
+    # 2,000 both range loops paid for in advance are given back by `return`
+    p = program(tmp_path, RANGES, step_budget=2_200)
+    assert p.call("m.hl", "spent", 40, 1_000) == 40 + 1_000
+    assert fault(tmp_path, RANGES, "spent", 40, 2_200, step_budget=2_200)[0] == "E0404"
+
+
+def test_a_range_past_the_budget_runs_what_it_can(tmp_path: Path) -> None:
+    source = "fn f() -> Int { let n = 0; for i in range(0, 500) { n += 1; } return n; }"
+    assert program(tmp_path, source, step_budget=502).call("m.hl", "f") == 500
+    code, _ = fault(tmp_path, source, "f", step_budget=500)
+    assert code == "E0404"

@@ -1,0 +1,312 @@
+"""One Hale fn as one Python `def`: statements, loops and their steps.
+
+Statements become Python statements one for one, at the same nesting
+(limits.py keeps that within Python's limits). Every call takes a step at
+entry; a `while` iterates the step iterator `_C` itself; a `for` over a
+List or Map zips its items with `_C`; a `for` over a range pays for its
+iterations in advance through the meter (`_M.loop`), and `break` and
+`return` give back what it did not run. `s = s + x` on a String local is
+left for CPython to append in place and charged in batches, and the
+statements that grow a list or map count down to the meter holding it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from . import nodes as n
+from .diagnostics import Span
+from .emit_expr import _GROWS, _SIMPLE, _STMT_FORMS, ExprEmitter, _paren
+from .meter import GROWTH
+from .types import STRING, MapType
+
+if TYPE_CHECKING:
+    from .compiler import ModuleEmitter
+
+
+class FnEmitter(ExprEmitter):
+    """One Hale fn as one Python `def`."""
+
+    def __init__(self, mod: ModuleEmitter, fn: n.FnDecl):
+        super().__init__(mod, {})
+        self.fn = fn
+        self.pyname = mod.names.item("F", mod.path, fn.name)
+        self.scopes: list[list[str]] = [[p.name for p in fn.params]]
+        self.appends = {id(a): f"_a{i}" for i, a in enumerate(_append_sites(fn.body), 1)}
+        self.loops: list[int | None] = []  # enclosing loops: k of a range loop `_ik`, or None
+        self.growth_sites = {id(sp): f"_g{i}" for i, sp in enumerate(_growth_spans(fn.body), 1)}
+        mod.labels[self.pyname] = fn.name
+
+    def site(self, span: Span) -> str:
+        names = tuple(name for scope in self.scopes for name in scope)
+        return repr((self.fn.name, self.mod.path, span.line, span.col, names))
+
+    def line(self, text: str, span: Span | None) -> None:
+        self.mod.line(text, span)
+
+    def emit(self) -> None:
+        fn, mod = self.fn, self.mod
+        params = ", ".join("v_" + p.name for p in fn.params)
+        mod.line(f"def {self.pyname}({params}):", fn.name_span)
+        mod.indent += 1
+        self.line(mod.mark("_next(_C)", fn.name_span, "step"), fn.name_span)
+        if self.growth_sites:
+            sites = " = ".join(self.growth_sites.values())
+            self.line(f"{sites} = {GROWTH}", fn.name_span)
+        for st in _append_sites(fn.body):  # each site's count, before anything runs
+            site = self.appends[id(st)]
+            if isinstance(st.value.right, n.StrLit):
+                self.line(f"{site} = _k{site[2:]} = 1", fn.name_span)
+            else:
+                self.line(f"{site} = 0", fn.name_span)
+        if mod.hooked:
+            self.line(
+                mod.mark(f"_hk.call({self.site(fn.name_span)}, _locals())", fn.name_span, "hook"),
+                fn.name_span,
+            )
+        self.block(fn.body.stmts, new_scope=False)
+        if mod.hooked:
+            end = Span(
+                mod.path,
+                fn.body.span.end_line,
+                fn.body.span.end_col - 1,
+                fn.body.span.end_line,
+                fn.body.span.end_col,
+            )
+            self.line(mod.mark(f"_hk.ret({self.site(end)}, None)", end, "hook"), end)
+        mod.indent -= 1
+
+    def block(self, stmts: list[n.Stmt], new_scope: bool = True) -> None:
+        if new_scope:
+            self.scopes.append([])
+        start = len(self.mod.lines)
+        for s in stmts:
+            self.stmt(s)
+        if len(self.mod.lines) == start:
+            self.line("pass", None)
+        if new_scope:
+            self.scopes.pop()
+
+    def hook(self, span: Span) -> None:
+        if self.mod.hooked:
+            self.line(self.mod.mark(f"_hk.stmt({self.site(span)}, _locals())", span, "hook"), span)
+
+    def stmt(self, s: n.Stmt) -> None:
+        if not isinstance(s, (n.While, n.For)):
+            self.hook(s.span)
+        getattr(self, "_s_" + s.__class__.__name__)(s)
+
+    def _s_Let(self, s: n.Let) -> None:
+        self.line(f"v_{s.name} = {self.expr(s.value)}", s.span)
+        self.scopes[-1].append(s.name)
+
+    def _s_ExprStmt(self, s: n.ExprStmt) -> None:
+        e = s.expr
+        form = (
+            _STMT_FORMS.get(e.ref.name)
+            if isinstance(e, n.MethodCall) and e.ref.kind == "native"
+            else None
+        )
+        if form is None:
+            self.line(self.expr(e), s.span)
+            return
+        grows = e.ref.name in _GROWS
+        recv = self.simple(e.receiver, s.span) if grows else self.expr(e.receiver)
+        args = [recv, *(self.expr(a) for a in e.args)]
+        code = form.format(*(_paren(a) for a in args))
+        self.line(self.mod.mark(code, e.span, f"native:{e.ref.name}"), s.span)
+        if grows:
+            self.grew(recv, e.span, s.span)
+
+    def grew(self, container: str, at: Span, span: Span) -> None:
+        """After a list or map may have grown: every GROWTH times this site
+        runs, the meter holds the container (a countdown costs less than
+        asking its length)."""
+        site = self.growth_sites[id(at)]
+        check = self.mod.mark(f"_grew({container})", at, "meter")
+        self.line(f"{site} -= 1", span)
+        self.line(f"if not {site}: {site} = {check}", span)
+
+    def _s_Return(self, s: n.Return) -> None:
+        self.refund([k for k in self.loops if k is not None], s.span)
+        value = self.expr(s.value) if s.value is not None else "None"
+        if self.mod.hooked:
+            value = self.mod.mark(f"_hk.ret({self.site(s.span)}, {value})", s.span, "hook")
+        self.line(f"return {value}", s.span)
+
+    def _s_Break(self, s: n.Break) -> None:
+        self.refund(self.loops[-1:] if self.loops[-1] is not None else [], s.span)
+        self.line("break", s.span)
+
+    def refund(self, loops: list[int], span: Span) -> None:
+        """Leaving range loops early: give back the steps they paid for
+        iterations that will not run."""
+        for k in loops:
+            self.line(f"_M.refund(_i{k})", span)
+
+    def _s_Continue(self, s: n.Continue) -> None:
+        self.line("continue", s.span)
+
+    def _s_If(self, s: n.If) -> None:
+        for i, (cond, body) in enumerate(s.branches):
+            self.line(f"{'if' if i == 0 else 'elif'} {self.expr(cond)}:", cond.span)
+            self.indented(body)
+        if s.orelse is not None:
+            self.line("else:", s.orelse.span)
+            self.indented(s.orelse)
+
+    def indented(self, body: n.Block, head: list[str] | None = None) -> None:
+        self.mod.indent += 1
+        if head:
+            self.scopes.append(head)
+        self.block(body.stmts)
+        if head:
+            self.scopes.pop()
+        self.mod.indent -= 1
+
+    def _s_While(self, s: n.While) -> None:
+        head = _header(s.span, s.cond.span)
+        self.line("for _ in _C:", head)
+        self.mod.indent += 1
+        self.hook(head)
+        if not (isinstance(s.cond, n.BoolLit) and s.cond.value):
+            self.line(f"if not {_paren(self.expr(s.cond))}: break", s.cond.span)
+        self.loops.append(None)
+        self.block(s.body.stmts)
+        self.loops.pop()
+        self.mod.indent -= 1
+        self.line("else:", head)
+        self.line("    " + self.mod.mark("_over()", head, "step"), head)
+
+    def _s_For(self, s: n.For) -> None:
+        """A range loop charges its steps when it starts (all it can afford;
+        `break` and `return` give back what is left), so it iterates a plain
+        range; another loop takes a step per item from `_C` (a List may grow
+        while it is read)."""
+        head = _header(s.span, s.iterable.span)
+        it = s.iterable
+        bulk = None
+        if isinstance(it, n.Call) and it.func.ref.kind == "native" and it.func.ref.name == "range":
+            bulk = len(self.loops)
+            args = ", ".join(self.expr(a) for a in it.args)
+            self.line(f"_i{bulk} = {self.mod.mark(f'_M.loop({args})', head, 'step')}", head)
+            self.line(f"for v_{s.name} in _i{bulk}:", head)
+        else:
+            source = f"_tuple({self.expr(it)})" if isinstance(it.ty, MapType) else self.expr(it)
+            self.line(f"for _, v_{s.name} in _zip(_C, {source}):", head)
+        self.scopes.append([s.name])
+        self.loops.append(bulk)
+        self.mod.indent += 1
+        self.hook(head)
+        self.block(s.body.stmts)
+        self.mod.indent -= 1
+        self.loops.pop()
+        self.scopes.pop()
+        if bulk is None:  # the zip ended: for want of items, or of steps?
+            self.line("else:", head)
+            self.line("    if not _lh(_C): " + self.mod.mark("_over()", head, "step"), head)
+
+    def _s_Assign(self, s: n.Assign) -> None:
+        target, value = s.target, s.value
+        compound = isinstance(value, n.Binary) and value.left is target
+        site = self.appends.get(id(s))
+        if site is not None:  # `s = s + x`: CPython appends in place; charge in batches
+            v = f"v_{target.name}"
+            self.line(f"{v} = {v} + {self.expr(value.right)}", s.span)
+            if isinstance(value.right, n.StrLit):  # a known length: count the appends
+                k = "_k" + site[2:]
+                call = f"_appended_literal({v}, {k}, {len(value.right.value)})"
+                charge = self.mod.mark(call, value.span, "meter")
+                self.line(f"{site} -= 1", s.span)
+                self.line(f"if not {site}: {site} = {k} = {charge}", s.span)
+            else:  # count the length of every result, and charge by the batch
+                charge = self.mod.mark(f"_appended({v}, {site})", value.span, "meter")
+                self.line(f"if ({site} := {site} + len({v})) > _AB: {site} = {charge}", s.span)
+        elif isinstance(target, n.Name):
+            self.line(f"v_{target.name} = {self.expr(value)}", s.span)
+        elif isinstance(target, n.FieldAccess):
+            obj = self.simple(target.obj, s.span)
+            place = f"{obj}.f_{target.name}"
+            if compound:
+                self.overrides[id(target)] = place
+            self.line(f"{place} = {self.expr(value)}", s.span)
+        else:
+            self._assign_index(s, target, value, compound)
+
+    def _assign_index(self, s: n.Assign, target: n.Index, value: n.Expr, compound: bool) -> None:
+        obj = self.simple(target.obj, s.span)
+        idx = self.simple(target.index, s.span)
+        place = f"{obj}[{idx}]"
+        is_map = isinstance(target.obj.ty, MapType)
+        if is_map:
+            if compound:
+                self.overrides[id(target)] = self.mod.mark(place, target.span, "key")
+        else:
+            check = self.mod.mark(f"_oob({obj}, {idx})", target.span, "index")
+            self.line(f"if not len({obj}) > {idx} >= 0: {check}", s.span)
+            if compound:
+                self.overrides[id(target)] = place
+        self.line(f"{place} = {self.expr(value)}", s.span)
+        if is_map:
+            self.grew(obj, target.span, s.span)
+
+    def simple(self, e: n.Expr, span: Span) -> str:
+        """The expression's code if it is a local or literal, else a temp holding it."""
+        code = self.expr(e)
+        if _SIMPLE.match(code):
+            return code
+        t = self.temp()
+        self.line(f"{t} = {code}", span)
+        return t
+
+
+def _statements(body: n.Block) -> Iterator[n.Stmt]:
+    """Every statement of a body, nested ones included (no recursion)."""
+    blocks = [body]
+    while blocks:
+        for st in blocks.pop().stmts:
+            yield st
+            if isinstance(st, n.If):
+                blocks += [b for _, b in st.branches] + ([st.orelse] if st.orelse else [])
+            elif isinstance(st, n.While | n.For):
+                blocks.append(st.body)
+
+
+def _growth_spans(body: n.Block) -> list[Span]:
+    """The spans a growth check is keyed by: `push`/`insert` statements'
+    calls, and index assignments into a map."""
+    found = []
+    for st in _statements(body):
+        e = st.expr if isinstance(st, n.ExprStmt) else None
+        if isinstance(e, n.MethodCall) and e.ref.kind == "native" and e.ref.name in _GROWS:
+            found.append(e.span)
+        elif isinstance(st, n.Assign) and isinstance(st.target, n.Index):
+            if isinstance(st.target.obj.ty, MapType):
+                found.append(st.target.span)
+    return found
+
+
+def _append_sites(body: n.Block) -> list[n.Assign]:
+    """Every `s = s + x` (or `s += x`) on a String local, in the body."""
+    return [st for st in _statements(body) if _is_append(st)]
+
+
+def _is_append(st: n.Stmt) -> bool:
+    if not isinstance(st, n.Assign) or not isinstance(st.target, n.Name):
+        return False
+    v = st.value
+    return (
+        st.target.ty == STRING
+        and isinstance(v, n.Binary)
+        and v.op == "+"
+        and isinstance(v.left, n.Name)
+        and v.left.name == st.target.name
+        and v.left.ref is not None
+        and v.left.ref.kind == "local"
+    )
+
+
+def _header(stmt: Span, last: Span) -> Span:
+    """A loop's header: from its keyword to the end of its condition."""
+    return Span(stmt.path, stmt.line, stmt.col, last.end_line, last.end_col)
