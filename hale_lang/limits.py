@@ -156,6 +156,9 @@ def _head(s: n.Stmt) -> Span:
 
 def expr_error(e: n.Expr) -> Diagnostic | None:
     """E0319 at the first subexpression of `e` that passes MAX_EXPR_DEPTH."""
+    sp = e.span
+    if sp.line == sp.end_line and sp.end_col - sp.col <= MAX_EXPR_DEPTH:
+        return None  # each level is nested inside, so at least a character shorter
     found = _deeper_than(e, MAX_EXPR_DEPTH, children)
     if found is None:
         return None
