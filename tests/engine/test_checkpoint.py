@@ -16,6 +16,7 @@ from hale_runtime.engine import Budget, BudgetPolicy, State
 from hale_runtime.engine.state import ChildMember, Unit
 from hale_runtime.node.checkpoint import Checkpointer, Checkpoints
 from hale_runtime.record import Record
+from hale_runtime.seen import Seen
 
 POLICY = BudgetPolicy("day", 5_000)
 
@@ -152,3 +153,20 @@ def test_a_damaged_checkpoint_is_passed_over_with_one_line(made: Path) -> None:
     assert store.load(e.record) is None and said == [
         "checkpoint: none written yet; folding the whole record"
     ]
+
+
+@settings(max_examples=100, deadline=None)
+@given(added=st.lists(st.text(max_size=12)), others=st.lists(st.text(max_size=12)))
+def test_a_seen_answers_as_a_set_does(added: list[str], others: list[str]) -> None:
+    from hale_runtime import seen as seen_module
+
+    seen_module.MERGE_AT, merge_at = 3, seen_module.MERGE_AT  # merge often: both halves serve
+    try:
+        seen = Seen(added)
+    finally:
+        seen_module.MERGE_AT = merge_at
+    assert len(seen) == len(set(added))
+    for text in added + others:
+        assert (text in seen) == (text in set(added))
+    again = Seen.from_bytes(seen.to_bytes())
+    assert again == seen and all(text in again for text in added)
