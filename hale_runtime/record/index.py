@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import heapq
 import json
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
@@ -185,20 +186,29 @@ class Index:
     ) -> Iterator[Row]:
         """Rows with since < seq <= upto in chain order; only `kinds` when given,
         only keys within one of `ranges` ([low, high), high None: no bound above);
-        rows that do not fit their kind only when `poison`."""
-        where, args = ["seq > ?", "seq <= ?"], [since, upto]
-        if not poison:
-            where.append("poison IS NULL")
+        rows that do not fit their kind only when `poison`.
+
+        Each key range is its own search of the key index (SQLite answers an
+        OR of ranges, or a range beside a seq bound, by scanning every row),
+        merged back into chain order."""
+        fits = [] if poison else ["poison IS NULL"]
+        if not ranges:
+            return self._scan("rows", ["seq > ?", "seq <= ?", *fits], [since, upto], kinds)
+        searches = []
+        for low, high in ranges:
+            where = ["key >= ?", "+seq > ?", "+seq <= ?", *fits]
+            where += [] if high is None else ["key < ?"]
+            args = [low, since, upto] + ([] if high is None else [high])
+            searches.append(self._scan("rows INDEXED BY rows_by_key", where, args, kinds))
+        return heapq.merge(*searches, key=lambda row: row.seq)
+
+    def _scan(
+        self, table: str, where: list[str], args: list[Any], kinds: Sequence[str] | None
+    ) -> Iterator[Row]:
         if kinds is not None:
-            where.append(f"kind IN ({','.join('?' * len(kinds))})")
-            args += kinds
-        if ranges:
-            parts = []
-            for low, high in ranges:
-                parts.append("key >= ?" if high is None else "(key >= ? AND key < ?)")
-                args += [low] if high is None else [low, high]
-            where.append(f"({' OR '.join(parts)})")
-        sql = f"SELECT {COLUMNS} FROM rows WHERE {' AND '.join(where)} ORDER BY seq"
+            where = [*where, f"kind IN ({','.join('?' * len(kinds))})"]
+            args = [*args, *kinds]
+        sql = f"SELECT {COLUMNS} FROM {table} WHERE {' AND '.join(where)} ORDER BY seq"
         cursor = self._q(sql, args)
         while True:
             chunk = cursor.fetchmany(CHUNK)
