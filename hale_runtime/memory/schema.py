@@ -52,11 +52,20 @@ _PG_V1 = [
         subject TEXT NOT NULL, body JSONB NOT NULL, at_ms BIGINT NOT NULL)""",
 ]
 
+# 2: the organization's checkpoints, kept in memory by PostgreSQL nodes (node/checkpoint.py)
+_SQLITE_V2 = [
+    "CREATE TABLE checkpoints (name TEXT PRIMARY KEY, data BLOB NOT NULL, written_ms INTEGER NOT NULL)"
+]
+_PG_V2 = [
+    "CREATE TABLE checkpoints (name TEXT PRIMARY KEY, data BYTEA NOT NULL, written_ms BIGINT NOT NULL)"
+]
+
 # dialect -> migrations; migration n (1-based) is MIGRATIONS[dialect][n - 1]
 MIGRATIONS: dict[str, list[list[str]]] = {
-    "sqlite": [_SQLITE_V1],
-    "postgresql": [_PG_V1],
+    "sqlite": [_SQLITE_V1, _SQLITE_V2],
+    "postgresql": [_PG_V1, _PG_V2],
 }
+CHECKPOINTS_SINCE = 2  # the schema version that holds checkpoints
 
 
 def latest(dialect: str) -> int:

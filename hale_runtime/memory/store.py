@@ -61,6 +61,16 @@ def _position(name: str) -> str:
     return name.removeprefix("position:")
 
 
+CHECKPOINT_PUT = (
+    "INSERT INTO checkpoints (name, data, written_ms) VALUES (?, ?, {now}) "
+    "ON CONFLICT (name) DO NOTHING"
+)
+CHECKPOINT_TRIM = (
+    "DELETE FROM checkpoints WHERE name NOT IN "
+    "(SELECT name FROM checkpoints ORDER BY name DESC LIMIT ?)"
+)
+
+
 class SqlMemory(ABC):
     """The memory store; a backend subclass binds it to one database connection."""
 
@@ -276,6 +286,24 @@ class SqlMemory(ABC):
             case DropEdge(src, kind, dst):
                 return DROP_EDGE, (src, kind, dst)
         raise TypeError(f"not a graph op: {op!r}")
+
+    # -- checkpoints (schema 2) -------------------------------------------------
+    def checkpoint_names(self) -> list[str]:
+        """The checkpoints memory holds, by name, the newest (highest) first."""
+        return [name for (name,) in self._read("SELECT name FROM checkpoints ORDER BY name DESC")]
+
+    def read_checkpoint(self, name: str) -> bytes | None:
+        rows = self._read(self.q("SELECT data FROM checkpoints WHERE name = ?"), (name,))
+        return bytes(rows[0][0]) if rows else None
+
+    def write_checkpoint(self, name: str, data: bytes, keep: int) -> None:
+        """Keep `data` under `name` (written once), and only the `keep` newest."""
+        with self._transaction() as run:
+            run(self.q(CHECKPOINT_PUT), (name, data))
+            run(self.q(CHECKPOINT_TRIM), (keep,))
+
+    def drop_checkpoint(self, name: str) -> None:
+        self._write_one(self.q("DELETE FROM checkpoints WHERE name = ?"), (name,))
 
     # -- projection cursor ----------------------------------------------------
     def cursor(self, name: str) -> str | None:

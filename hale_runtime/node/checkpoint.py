@@ -5,7 +5,9 @@ and the Settler's folds) is a fold over the record. Every `EVERY_ROWS` rows,
 or `EVERY_S` seconds when rows came, the organization asks each fold to
 catch up to the record's tip and, when all stand at the same stamped row,
 writes what each one's `snapshot()` says into one file:
-`<gitdir>/hale/checkpoints/<seq>-<row id>-<version>.checkpoint`. The name
+`<seq>-<row id>-<version>.checkpoint`, a file in `<gitdir>/hale/checkpoints/`
+or, for a PostgreSQL node, a row of memory's `checkpoints` table, which
+every body of the record shares (`place_for`). The name
 says the row it stands at (its place and id) and the version that made it:
 a digest of the toolchain's version and of the source of every module
 whose fold it holds, so changing any fold's code retires every checkpoint.
@@ -94,45 +96,91 @@ class Checkpoint:
         return (self.seq, self.parts[name]) if name in self.parts else None
 
 
-class Checkpoints:
-    """One clone's checkpoint files."""
+class Files:
+    """Checkpoints as files in the clone's cache, `<gitdir>/hale/checkpoints/`."""
 
-    def __init__(self, gitdir: str | Path, say: Callable[[str], None], made_by: str = ""):
+    def __init__(self, gitdir: str | Path):
         self.folder = Path(gitdir) / "hale" / "checkpoints"
-        self.say = say
-        self.version = made_by or version()
 
-    def _files(self) -> list[Path]:
+    def names(self) -> list[str]:
+        """Newest (highest seq) first."""
         try:
-            found = [p for p in self.folder.iterdir() if p.name.endswith(SUFFIX)]
+            found = [p.name for p in self.folder.iterdir() if p.name.endswith(SUFFIX)]
         except OSError:
             return []
         return sorted(found, key=_seq_of, reverse=True)
 
+    def read(self, name: str) -> bytes:
+        return (self.folder / name).read_bytes()
+
+    def write(self, name: str, data: bytes) -> None:
+        self.folder.mkdir(parents=True, exist_ok=True)
+        aside = self.folder / f"{name}.{os.getpid()}.tmp"
+        aside.write_bytes(data)
+        os.replace(aside, self.folder / name)
+        for old in self.names()[KEEP:]:
+            with contextlib.suppress(OSError):
+                (self.folder / old).unlink()
+
+    def where(self) -> str:
+        return str(self.folder)
+
+
+class InMemory:
+    """Checkpoints in memory's database (schema 2): a PostgreSQL node's, shared
+    by every body of the record, so one that starts elsewhere resumes too."""
+
+    def __init__(self, memory: Any):
+        self.memory = memory
+
+    def names(self) -> list[str]:
+        return sorted(self.memory.checkpoint_names(), key=_seq_of, reverse=True)
+
+    def read(self, name: str) -> bytes:
+        data = self.memory.read_checkpoint(name)
+        if data is None:
+            raise OSError(f"{name} is no longer in memory")
+        return data
+
+    def write(self, name: str, data: bytes) -> None:
+        self.memory.write_checkpoint(name, data, KEEP)
+
+    def where(self) -> str:
+        return "memory"
+
+
+class Checkpoints:
+    """The organization's checkpoints, in one place (Files or InMemory)."""
+
+    def __init__(self, place: Files | InMemory, say: Callable[[str], None], made_by: str = ""):
+        self.place = place
+        self.say = say
+        self.version = made_by or version()
+
     def load(self, record: Record) -> Checkpoint | None:
         """The newest usable checkpoint, or None; what was passed over is said in one line."""
         passed = ""
-        for path in self._files():
-            found, reason = self._read(path, record)
+        for name in self.place.names():
+            found, reason = self._read(name, record)
             if found is not None:
                 if passed:
                     self.say(f"checkpoint: {passed}; starting from row {found.seq}")
                 return found
-            passed = passed or f"{path.name} passed over: {reason}"
+            passed = passed or f"{name} passed over: {reason}"
         self.say(f"checkpoint: {passed or 'none written yet'}; folding the whole record")
         return None
 
-    def _read(self, path: Path, record: Record) -> tuple[Checkpoint | None, str]:
-        parts = path.name.removesuffix(SUFFIX).split("-")
+    def _read(self, name: str, record: Record) -> tuple[Checkpoint | None, str]:
+        parts = name.removesuffix(SUFFIX).split("-")
         if len(parts) != 3 or not parts[0].isdigit():
             return None, "not a checkpoint's name"
         seq, row, made_by = int(parts[0]), parts[1], parts[2]
         if made_by != self.version:
             return None, f"made by version {made_by}, this is {self.version}"
         try:
-            data = path.read_bytes()
+            data = self.place.read(name)
         except OSError as exc:
-            return None, f"unreadable ({exc.strerror})"
+            return None, f"unreadable ({exc.strerror or exc})"
         payload = _payload(data)
         if payload is None:
             return None, "damaged (its checksum does not match)"
@@ -145,30 +193,34 @@ class Checkpoints:
             return None, f"row {seq} is no longer the row it stood at"
         return Checkpoint(seq, at.id, dict(body.get("parts", {}))), ""
 
-    def write(self, record: Record, seq: int, parts: dict[str, Any]) -> Path | None:
-        """Write a checkpoint at row `seq`; older ones past KEEP go."""
+    def write(self, record: Record, seq: int, parts: dict[str, Any]) -> str | None:
+        """Write a checkpoint at row `seq` (its name); older ones past KEEP go."""
         at = record.row_at(seq)
         if at is None:
             return None
         payload = marshal.dumps({"row": at.id, "parts": parts})
         data = MAGIC + hashlib.sha256(payload).hexdigest().encode() + b"\n" + payload
-        path = self.folder / f"{seq:012d}-{at.id[:16]}-{self.version}{SUFFIX}"
+        name = f"{seq:012d}-{at.id[:16]}-{self.version}{SUFFIX}"
         try:
-            self.folder.mkdir(parents=True, exist_ok=True)
-            aside = path.with_suffix(f".{os.getpid()}.tmp")
-            aside.write_bytes(data)
-            os.replace(aside, path)
+            self.place.write(name, data)
         except OSError as exc:
-            self.say(f"checkpoint: not written: {exc}")
+            self.say(f"checkpoint: not written to {self.place.where()}: {exc}")
             return None
-        for old in self._files()[KEEP:]:
-            with contextlib.suppress(OSError):
-                old.unlink()
-        return path
+        return name
 
 
-def _seq_of(path: Path) -> int:
-    head = path.name.split("-", 1)[0]
+def place_for(memory: Any, memory_dsn: str, gitdir: str | Path) -> Files | InMemory:
+    """Memory's table for a PostgreSQL node whose memory has it, else files."""
+    from hale_runtime.memory.dsn import is_postgres
+    from hale_runtime.memory.schema import CHECKPOINTS_SINCE
+
+    if is_postgres(memory_dsn) and memory.schema_version() >= CHECKPOINTS_SINCE:
+        return InMemory(memory)
+    return Files(gitdir)
+
+
+def _seq_of(name: str) -> int:
+    head = name.split("-", 1)[0]
     return int(head) if head.isdigit() else -1
 
 
@@ -199,7 +251,7 @@ class Checkpointer:
             return False
         return end - self.last_seq >= self.every_rows or self.clock() - self.last_at >= self.every_s
 
-    def tick(self) -> Path | None:
+    def tick(self) -> str | None:
         """Write a checkpoint when one is due and every fold stands at one stamped row."""
         end = self.record.cursor()
         if not self.folds or not self.due(end) or self.record.stamped_count() != end:

@@ -48,7 +48,7 @@ from typing import Any
 from hale_runtime.errors import one_line
 from hale_runtime.memory import Fenced, MemoryFailed, memory_dsn, nerves_dsn, open_memory
 from hale_runtime.nerves import Dispatcher, Message, NervesFailed, open_nerves
-from hale_runtime.node.checkpoint import Checkpoint, Checkpointer, Checkpoints, Fold
+from hale_runtime.node.checkpoint import Checkpoint, Checkpointer, Checkpoints, Fold, place_for
 from hale_runtime.node.quarantine import Quarantine
 from hale_runtime.node.settings import Settings
 from hale_runtime.node.syncing import sync as locked_sync
@@ -76,7 +76,8 @@ class Organization:
         self.settings = Settings.from_env()
         self.body_token = int(os.environ.get("HALE_DNA_BODY_TOKEN") or 0)  # the lease's epoch
         self.folds: dict[str, Fold] = {}  # what a checkpoint holds, by name (the plugs add them)
-        self.checkpoints = Checkpoints(self.record.repo.path, _say)
+        place = place_for(self.memory, memory_dsn(root), self.record.repo.path)
+        self.checkpoints = Checkpoints(place, _say)
         self.checkpoint: Checkpoint | None = None  # the one this start resumed from
         self.quarantine = Quarantine(self.record, self.memory, holder, sync=locked_sync)
         self.appliers: list[Any] = []  # parts that apply rows, each with take_poison()

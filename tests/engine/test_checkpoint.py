@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from hale_runtime.engine import Budget, BudgetPolicy, State
 from hale_runtime.engine.state import ChildMember, Unit
-from hale_runtime.node.checkpoint import Checkpointer, Checkpoints
+from hale_runtime.node.checkpoint import Checkpointer, Checkpoints, Files
 from hale_runtime.record import Record
 from hale_runtime.seen import Seen
 
@@ -117,9 +117,9 @@ def test_the_engine_resumes_from_its_checkpoint(made: Path, tmp_path: Path) -> N
     org = Org(made, HandClock(), (Scripted("agent"), Scripted("person")), POLICY)
     e = org.engine()
     said: list[str] = []
-    store = Checkpoints(e.record.repo.path, said.append)
+    store = Checkpoints(Files(e.record.repo.path), said.append)
     written = Checkpointer(e.record, store, {"engine": e}, every_rows=1).tick()
-    assert written is not None and written.name.startswith(f"{e.cursor:012d}-")
+    assert written is not None and written.startswith(f"{e.cursor:012d}-")
     loaded = store.load(e.record)
     assert loaded is not None and said == []
     record = Record.open(made, clock=org.clock, who="org@box:c0ffee00")
@@ -136,9 +136,10 @@ def test_a_damaged_checkpoint_is_passed_over_with_one_line(made: Path) -> None:
     org = Org(made, HandClock(), (Scripted("agent"), Scripted("person")), POLICY)
     e = org.engine()
     said: list[str] = []
-    store = Checkpoints(e.record.repo.path, said.append)
-    path = Checkpointer(e.record, store, {"engine": e}, every_rows=1).tick()
-    assert path is not None
+    store = Checkpoints(Files(e.record.repo.path), said.append)
+    name = Checkpointer(e.record, store, {"engine": e}, every_rows=1).tick()
+    assert name is not None
+    path = store.place.folder / name
     data = bytearray(path.read_bytes())
     data[-3] ^= 0xFF
     path.write_bytes(bytes(data))
@@ -146,7 +147,9 @@ def test_a_damaged_checkpoint_is_passed_over_with_one_line(made: Path) -> None:
     assert said == [f"checkpoint: {path.name} passed over: damaged (its checksum does not match); "
                     "folding the whole record"]  # fmt: skip
     said.clear()
-    assert Checkpoints(e.record.repo.path, said.append, made_by="0" * 16).load(e.record) is None
+    assert (
+        Checkpoints(Files(e.record.repo.path), said.append, made_by="0" * 16).load(e.record) is None
+    )
     assert len(said) == 1 and "made by version" in said[0]
     path.unlink()
     said.clear()
@@ -170,3 +173,34 @@ def test_a_seen_answers_as_a_set_does(added: list[str], others: list[str]) -> No
         assert (text in seen) == (text in set(added))
     again = Seen.from_bytes(seen.to_bytes())
     assert again == seen and all(text in again for text in added)
+
+
+def test_a_postgresql_node_keeps_its_checkpoints_in_memory(
+    made: Path, pg_dsn: str, tmp_path: Path
+) -> None:
+    import shutil
+
+    from pg import fresh_database, shared_postgres
+
+    from hale_runtime.memory import open_memory
+    from hale_runtime.node.checkpoint import KEEP, InMemory, place_for
+
+    made = Path(shutil.copytree(made, tmp_path / "p", symlinks=True))  # it writes rows
+    dsn = fresh_database(shared_postgres())
+    memory = open_memory(dsn)
+    assert isinstance(place_for(memory, dsn, made / ".git"), Files)  # not migrated yet
+    memory.migrate()
+    place = place_for(memory, dsn, made / ".git")
+    assert isinstance(place, InMemory)
+    org = Org(made, HandClock(), (Scripted("agent"), Scripted("person")), POLICY)
+    e = org.engine()
+    said: list[str] = []
+    store = Checkpoints(place, said.append)
+    for every in range(KEEP + 1):
+        e.record.append("a.b", f"k{every}", {})
+        e.catch_up()
+        assert Checkpointer(e.record, store, {"engine": e}, every_rows=1).tick() is not None
+    assert len(memory.checkpoint_names()) == KEEP
+    other_body = Checkpoints(InMemory(open_memory(dsn)), said.append)  # another body's view
+    loaded = other_body.load(Record.open(made))
+    assert loaded is not None and loaded.seq == e.cursor and said == []

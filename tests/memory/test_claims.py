@@ -140,6 +140,6 @@ def test_expiry_is_the_databases_clock_whatever_the_nodes_say(store_dsn, monkeyp
 
 
 def test_migrate_is_idempotent(store):
-    assert store.schema_version() == 1
-    assert store.migrate() == (1, 1)
-    assert store.schema_version() == 1
+    assert store.schema_version() == 2
+    assert store.migrate() == (2, 2)
+    assert store.schema_version() == 2

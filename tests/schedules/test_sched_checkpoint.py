@@ -57,8 +57,7 @@ def test_a_restart_resumes_from_the_checkpoint_to_the_whole_fold(project, monkey
     assert sorted(org.folds) == ["engine", "intake", "scheduler", "settler"]
     checkpointer = org.tickers[-1].__self__
     checkpointer.every_rows = 1
-    path = checkpointer.tick()
-    assert path is not None
+    path = org.checkpoints.place.folder / checkpointer.tick()
     run_days(org, clock, 2)  # a tail past the checkpoint
     said: list[str] = []
     resumed = organization(project, monkeypatch, clock, said)
@@ -77,7 +76,7 @@ def test_a_damaged_checkpoint_is_passed_over_and_the_fold_is_the_same(project, m
     run_days(org, clock, 2)
     checkpointer = org.tickers[-1].__self__
     checkpointer.every_rows = 1
-    path = checkpointer.tick()
+    path = org.checkpoints.place.folder / checkpointer.tick()
     path.write_bytes(path.read_bytes()[:-10])  # torn
     said: list[str] = []
     again = organization(project, monkeypatch, clock, said)
