@@ -106,6 +106,7 @@ class Engine:
             return
         seq, data = checkpoint
         self.state = State.restore(Budget(policy), data["state"])
+        self._poison.update(data.get("poison", {}))  # found, not yet quarantined
         self.rebuild(since=seq)
 
     @property
@@ -117,7 +118,8 @@ class Engine:
         """The engine's fold at its cursor as plain data (a checkpoint's part)."""
         upto = self.cursor
         state = self.state.snapshot(lambda root: self.record.under(root, "/.", until=upto))
-        return {"policy": _policy(self.state.budget.policy), "state": state}
+        poison = {**self.state.poison, **self._poison}  # found, not yet taken to quarantine
+        return {"policy": _policy(self.state.budget.policy), "state": state, "poison": poison}
 
     # ---- the fold ------------------------------------------------------------
 

@@ -80,6 +80,7 @@ class SchedulerLocus:
             self.fold = Fold.restore(data["fold"])
             self.answered = Seen.from_bytes(data["answered"])
             self.to_ratify = list(data["to_ratify"])
+            self.poison.update(data.get("poison", {}))
         self.scheduler.state = self.scheduler.program.call(self.scheduler.entry, "new_scheduler")
         for row in self.follower.new_rows():
             self.fold.apply(row)
@@ -96,6 +97,7 @@ class SchedulerLocus:
             "fold": self.fold.snapshot(),
             "answered": self.answered.to_bytes(),
             "to_ratify": list(self.to_ratify),
+            "poison": {**self.fold.poison, **self.poison},  # found, not yet quarantined
         }
 
     def _hold(self, s: ScheduleState) -> None:
