@@ -14,7 +14,8 @@ fold over a long record holds one chunk at a time); otherwise every row past
 the stamped mark it has not read is new, in chain order. Each row is handed
 out once, even when the reader stops part way (an exception in its fold):
 its place moves row by row. The ids kept are only those past the stamped
-mark, a tick's worth.
+mark, a tick's worth: a row already stamped when it is read moves the
+stamped mark itself, so a fold over a long settled record keeps no ids.
 """
 
 from __future__ import annotations
@@ -44,18 +45,22 @@ class Follower:
 
     def new_rows(self) -> Iterator[Row]:
         """The rows not handed out before, in chain order."""
+        stamped = self.record.stamped_count()  # read before the scan: never past its view
         rows = self.record.scan(self.stamped)  # one refresh: one view of the chain
         head = list(itertools.islice(rows, len(self.tail)))
         if not self.unread and [r.id for r in head] == self.tail:
-            yield from self._onward(rows)
+            yield from self._onward(rows, stamped)
         else:
             yield from self._after_rebase(head, rows)
         self._compact()
 
-    def _onward(self, rows: Iterator[Row]) -> Iterator[Row]:
+    def _onward(self, rows: Iterator[Row], stamped: int) -> Iterator[Row]:
         for row in rows:
             self.seq = row.seq
-            self.tail.append(row.id)
+            if not self.tail and row.seq <= stamped:
+                self.stamped = row.seq  # stamped as read: it never moves, no id to keep
+            else:
+                self.tail.append(row.id)
             yield row
 
     def _after_rebase(self, head: list[Row], rows: Iterator[Row]) -> Iterator[Row]:
