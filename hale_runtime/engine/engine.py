@@ -164,7 +164,7 @@ class Engine:
     def _flush(self) -> int:
         if not self.batch:
             return 0
-        rows = self.record.append_many(self.batch)
+        rows = self.record.append_many(self.batch, checked=True)  # each checked by `emit`
         self.batch = []
         self._fold_new({r.id for r in rows})
         return len(rows)

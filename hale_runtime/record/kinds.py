@@ -430,9 +430,11 @@ def check_row(kind: Any, key: Any, body: Any, who: Any, at: Any, clone: Any) -> 
     """`check`, and the fields every stored row has: who and clone are ids, at a time."""
     if kind == ROW_UNREADABLE:
         return str(body.get("why", "")) if type(body) is dict else "a line that is no row"
-    why = check(kind, key, body)
-    if why:
-        return why
+    return check(kind, key, body) or check_writer(who, at, clone)
+
+
+def check_writer(who: Any, at: Any, clone: Any) -> str:
+    """Why a row's writer fields do not fit: who and clone are ids, at a time."""
     if ID(who) or ID(clone):
         return f"who and clone are ids, not {shown(who)} and {shown(clone)}"
     if type(at) is not int or not 0 <= at < MAX_INT:

@@ -43,7 +43,7 @@ from hale_runtime import durability
 from hale_runtime.gc_pause import collector_paused
 from hale_runtime.record import kinds as row_kinds
 from hale_runtime.record import loose, receipts, store
-from hale_runtime.record.errors import RecordError
+from hale_runtime.record.errors import RecordError, RowRefused
 from hale_runtime.record.identity import Clock, clone_id, default_who, wall_clock
 from hale_runtime.record.index import Commit, Index, IndexFailed, key_ranges, prefix_range
 from hale_runtime.record.journal import Journal
@@ -250,14 +250,25 @@ class Record:
         """Write one row in one commit; the same row written before is returned as it stands."""
         return self.append_many([(kind, key, body)])[0]
 
-    def append_many(self, items: Iterable[tuple[str, str, dict[str, Any]]]) -> list[Row]:
-        """Write rows as one commit (all or none), stamped with one time; one Row per item."""
+    def append_many(
+        self, items: Iterable[tuple[str, str, dict[str, Any]]], checked: bool = False
+    ) -> list[Row]:
+        """Write rows as one commit (all or none), stamped with one time; one Row per item.
+        Each is checked against its kind (RowRefused, nothing written) unless the
+        caller `checked` kind, key and body already."""
         with collector_paused():
-            return self._append_many(items)
+            return self._append_many(items, checked)
 
-    def _append_many(self, items: Iterable[tuple[str, str, dict[str, Any]]]) -> list[Row]:
+    def _append_many(
+        self, items: Iterable[tuple[str, str, dict[str, Any]]], checked: bool
+    ) -> list[Row]:
         at = self.clock()
-        made = [new_row(kind, key, body, self.who, at, self.clone) for kind, key, body in items]
+        why = row_kinds.check_writer(self.who, at, self.clone) if checked else ""
+        if why:
+            raise RowRefused(f"this record's writer is refused: {why}")
+        made = [
+            new_row(kind, key, body, self.who, at, self.clone, checked) for kind, key, body in items
+        ]
         fresh = [row for row, _ in made]
         lines = {row.id: line for row, line in made}
         with self._journal.locked() if self.durable else contextlib.nullcontext():

@@ -94,11 +94,19 @@ def make_row(kind: str, key: str, body: dict[str, Any], who: str, at: int, clone
 
 
 def new_row(
-    kind: str, key: str, body: dict[str, Any], who: str, at: int, clone: str
+    kind: str,
+    key: str,
+    body: dict[str, Any],
+    who: str,
+    at: int,
+    clone: str,
+    checked: bool = False,
 ) -> tuple[Row, str]:
     """(a new row with seq 0, its stored line), computed together so JSON is encoded once;
-    RowRefused, naming the kind and why, when it does not fit its kind (record/kinds.py)."""
-    why = kinds.check_row(kind, key, body, who, at, clone)
+    RowRefused, naming the kind and why, when it does not fit its kind (record/kinds.py).
+    A writer that checked the row already (`checked`: the engine checks each row as it
+    decides it, and the record its writer once a batch) is not checked twice."""
+    why = "" if checked else kinds.check_row(kind, key, body, who, at, clone)
     if why:
         raise RowRefused(f"a {kinds.shown(kind)} row is refused: {why}")
     flat = True
