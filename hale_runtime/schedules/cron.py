@@ -9,7 +9,10 @@ the rest and words the refusals. Identical expressions (spacing aside)
 share one compiled form. A field that covers its whole range reads as `*`,
 as croniter reads it, since it decides the day rule: a day matches when
 its month is in the month set and its day-of-month or weekday matches
-(when both are restricted, either one suffices). The next or latest
+(when both are restricted, either one suffices). A day field written out
+in full (`1-31`, `*/1`, `0-6`) counts as restricted or not by croniter's
+own rule, which looks at the other field, so such expressions compile
+through croniter. The next or latest
 matching minute is found by walking days, then hours and minutes with
 bisect; expressions using `L` or `#` ask croniter itself. Times are UTC
 milliseconds; an occurrence is a whole minute.
@@ -102,6 +105,8 @@ def _parse(expr: str) -> tuple | None:
             if got is None:
                 return None
             values.update(got)
+        if values == _FULL[index] and index in (2, 4) and part not in ("*", "?"):
+            return None  # a whole day field written out: croniter's day rule decides (below)
         sets.append(None if values == _FULL[index] else frozenset(values))
     minutes, hours, doms, months, dows = sets
     return (

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 
+import pytest
 from croniter import croniter
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -76,6 +77,19 @@ def test_one_pass_compiling_agrees_with_croniter(expr: str) -> None:
         got = cron.Cron(expr, *fast, special=False)
         for name in ("minutes", "hours", "doms", "months", "dows"):
             assert getattr(got, name) == getattr(want, name), name
+
+
+@pytest.mark.parametrize(
+    "expr", ["* * ? * */1", "0 0 1-31 * 1", "0 0 5 * 0-6", "0 0 5 * */1", "0 0 */1 * */1"]
+)
+def test_a_day_field_written_in_full_follows_croniters_day_rule(expr: str) -> None:
+    """`0 0 1-31 * 1` fires every day for croniter (both day fields restricted:
+    either matches), not only on Mondays."""
+    at = int(dt.datetime(2026, 1, 1, tzinfo=dt.UTC).timestamp() * 1000)
+    compiled, walker = compile_cron(expr), croniter(expr, at / 1000)
+    for _ in range(20):
+        at = compiled.next_after(at)
+        assert at == int(walker.get_next(float) * 1000), expr
 
 
 def test_identical_expressions_share_one_compiled_form() -> None:
