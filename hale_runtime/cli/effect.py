@@ -1,59 +1,45 @@
-"""`hale dna effect resolve attempt:<id> --outcome failed|succeeded`.
+"""`hale dna effect resolve attempt:<id> --outcome succeeded|failed [--note TEXT]`.
 
-When a performer could not say whether it acted on an attempt a dead
-process had claimed, the attempt waits for a person. Resolving it goes the
-legs' way: an `attempt.outcome.requested` row under the attempt's id (its
-body names the person, `resolved_by`), relayed by a node to the
-organization, whose engine writes the attempt's one outcome and settles the
-rest from there (hale_runtime/head/settle.py). Only an attempt waiting for
-a person is resolved, and only once: any other is refused. Beside a running
-organism the verb waits for the outcome; without one it says the ask is in
-the record.
+An attempt waits for a person in two ways: its performer handed it to one
+(a case on the Board's queue, `hale dna review` lists them), or after a
+crash its performer could not say whether it acted (`effect.unresolved`).
+Either is answered here, from any clone, the legs' way: the verb syncs,
+checks the attempt in the record, and writes `attempt.outcome.requested`
+under the attempt's id (its body names the person, `resolved_by`, and the
+note). A node relays it to the organization, whose Settler has the engine
+write the attempt's one outcome, with `resolved_by`, and the execution goes
+on from there (hale_runtime/head/settle.py). Beside a running organism the
+verb waits for the Settler's answer and prints the outcome or why it was
+refused; without one it says the ask is in the record.
 """
 
 from __future__ import annotations
 
 import click
 
-from hale_runtime.cli.common import fail
+from hale_runtime.cli.common import EXIT_USAGE, fail
 from hale_runtime.project import find_root
 from hale_runtime.record import kinds
-
-OUTCOME = kinds.ATTEMPT_OUTCOME
 
 
 @click.group("effect")
 def effect() -> None:
-    """Effects whose performer could not say whether they happened."""
+    """Attempts waiting for a person: a case, or an effect nobody could vouch for."""
 
 
 @effect.command("resolve")
 @click.argument("target", metavar="attempt:<id>")
 @click.option("--outcome", type=click.Choice(["failed", "succeeded"]), required=True)
-def resolve(target: str, outcome: str) -> None:
-    """Ask the organization to record the outcome a person decided for an attempt."""
+@click.option("--note", default="", help="what the person found or did (the outcome's detail)")
+def resolve(target: str, outcome: str, note: str) -> None:
+    """Answer an attempt waiting for a person with the outcome the person decided."""
     from hale_runtime.cli.organism import organism_running, sync_quietly
-    from hale_runtime.engine.show import read_root
-    from hale_runtime.record import Record
 
     if not target.startswith("attempt:"):
-        fail(f"name the attempt as attempt:<id>, not {target}", 2)
+        fail(f"name the attempt as attempt:<id>, not {target}", EXIT_USAGE)
     attempt = target.removeprefix("attempt:")
     root = find_root()
-    record = Record.open(root)
-    a = read_root(record, attempt).attempts.get(attempt)
-    if a is None:
-        fail(f"no attempt {attempt} in the record")
-    if a.outcome is not None:
-        fail(f"attempt {attempt} already has its outcome: {a.outcome}")
-    if not a.unresolved:
-        fail(f"attempt {attempt} is not waiting for a person")
-    asked = _rows(record, kinds.OUTCOME_REQUESTED, attempt)
-    if asked:
-        said = asked[0].body.get("outcome", "")
-        fail(f"attempt {attempt}'s outcome is asked already ({said}); the organization records it")
-    body = {"outcome": outcome, "note": "resolved by a person", "resolved_by": record.who}
-    record.append(kinds.OUTCOME_REQUESTED, attempt, body)
+    record = _ask(root, attempt, outcome, note)
     if not organism_running(root):
         sync_quietly(record)
         click.echo(
@@ -61,21 +47,48 @@ def resolve(target: str, outcome: str) -> None:
             "the organization records it when it hears it"
         )
         return
-    settled = _await_outcome(record, attempt)
-    if settled is None:
+    sync_quietly(record)
+    answered = _await_answer(record, attempt)
+    if answered is None:
         fail(
-            f"asked for attempt:{attempt} {outcome}, but the organization recorded no outcome "
+            f"asked for attempt:{attempt} {outcome}, but the organization answered nothing "
             "in time; the ask stays in the record"
         )
-    click.echo(f"attempt:{attempt} {settled.body.get('outcome')}")
+    why = answered.body.get("why", "")
+    if why:
+        fail(f"effect resolve: refused: {why}")
+    click.echo(f"attempt:{attempt} {answered.body.get('settled')} (resolved by {record.who})")
 
 
-def _rows(record, kind: str, attempt: str) -> list:
-    return record.rows(kind=kind, key=attempt)
+def _ask(root, attempt: str, outcome: str, note: str):
+    """Check the attempt as this clone's synced record holds it, and write the ask."""
+    from hale_runtime.cli.organism import sync_quietly
+    from hale_runtime.engine.show import read_root
+    from hale_runtime.record import Record
+
+    record = Record.open(root)
+    sync_quietly(record)
+    a = read_root(record, attempt).attempts.get(attempt)
+    if a is None:
+        fail(f"no attempt {attempt} in the record")
+    if a.outcome is not None:
+        fail(f"attempt {attempt} already has its outcome: {a.outcome}")
+    if not a.waits_for_person:
+        fail(f"attempt {attempt} is not waiting for a person")
+    asked = record.rows(kind=kinds.OUTCOME_REQUESTED, key=attempt)
+    if asked:
+        said = asked[0].body.get("outcome", "")
+        fail(f"attempt {attempt}'s outcome is asked already ({said}); the organization records it")
+    body = {"outcome": outcome, "note": note, "resolved_by": record.who}
+    record.append(kinds.OUTCOME_REQUESTED, attempt, body)
+    return record
 
 
-def _await_outcome(record, attempt: str):
+def _await_answer(record, attempt: str):
     from hale_runtime.cli.organism import answer_wait_s, wait_for
 
-    return wait_for(record, lambda: next(iter(_rows(record, OUTCOME, attempt)), None),
-                    answer_wait_s())  # fmt: skip
+    def found():
+        rows = record.rows(kind=kinds.OUTCOME_ANSWERED, key=attempt)
+        return rows[0] if rows else None
+
+    return wait_for(record, found, answer_wait_s())

@@ -1,6 +1,8 @@
-"""`hale dna review`: the Reviews waiting for the Board, and deciding them.
+"""`hale dna review`: the Reviews and the cases waiting for the Board, and deciding them.
 
-`hale dna review` lists the open Reviews by family; `review <k:id>
+`hale dna review` lists the open Reviews by family, then the open cases
+(attempts waiting for a person, engine/cases.py), which a person answers
+with `hale dna effect resolve`; `review <k:id>
 approve|reject` decides one, `review <family> approve` every open one of a
 family. The verb writes the Board's decision; the organization carries an
 approval out as a `practice-ratify` execution, whose ratify step writes
@@ -24,7 +26,7 @@ from hale_runtime.cli.common import EXIT_USAGE, fail
 @click.argument("target", required=False)
 @click.argument("decision", required=False, type=click.Choice(["approve", "reject"]))
 def review(target: str | None, decision: str | None) -> None:
-    """List open Reviews, or decide TARGET (a k:<id>, or a family) with DECISION."""
+    """List open Reviews and cases, or decide TARGET (a k:<id>, or a family) with DECISION."""
     from hale_runtime.cli.organism import organism_running, project_memory, sync_quietly
     from hale_runtime.project import find_root
     from hale_runtime.record import Record
@@ -34,7 +36,9 @@ def review(target: str | None, decision: str | None) -> None:
     record = Record.open(root)
     sync_quietly(record)
     if target is None:
-        for line in reviews.review_lines(record):
+        from hale_runtime.engine.cases import case_lines, open_cases
+
+        for line in reviews.review_lines(record) + case_lines(open_cases(record)):
             click.echo(line)
         return
     if decision is None:

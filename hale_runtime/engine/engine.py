@@ -556,6 +556,8 @@ def _outcome_body(a: Attempt, result: Answer) -> dict[str, Any]:
         "performer": a.performer,
         "detail": result.detail,
     }
+    if result.resolved_by:
+        body["resolved_by"] = result.resolved_by
     if result.grant is not None:
         spent = sum(c.micros for c in result.calls)
         body["grant_micros"], body["spent_micros"] = result.grant, spent

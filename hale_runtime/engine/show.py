@@ -14,7 +14,6 @@ from typing import Any
 from hale_runtime.engine import ids
 from hale_runtime.engine.budget import Budget, BudgetPolicy
 from hale_runtime.engine.state import Attempt, ChildMember, State, Step, Task, Unit
-from hale_runtime.record import kinds
 
 INDENT = "  "
 
@@ -99,12 +98,13 @@ def _unit(u: Unit, depth: int, out: list[str]) -> None:
 
 def _attempt_state(a: Attempt) -> str:
     if a.outcome is not None:
-        return f"{a.outcome}: {a.detail}" if a.detail else a.outcome
+        said = f"{a.outcome}: {a.detail}" if a.detail else a.outcome
+        return f"{said} (resolved by {a.resolved_by})" if a.resolved_by else said
     if a.unresolved:
         return f"waiting for a person: hale dna effect resolve attempt:{a.id} --outcome failed|succeeded"
     if not a.claimed:
         return "admitted, not yet claimed"
-    if any(kind == kinds.BOARD_CASE for kind, _ in a.facts):
+    if a.case is not None:
         return "out: a case on the Board's queue"
     return "out" + (f" (redelivered {a.redelivered}x)" if a.redelivered else "")
 

@@ -63,9 +63,21 @@ class Attempt:
     token: int = 0
     outcome: str | None = None
     detail: str = ""
+    resolved_by: str = ""  # the person who decided its outcome, when a person did
     unresolved: bool = False
     redelivered: int = 0
     facts: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+
+    @property
+    def case(self) -> dict[str, Any] | None:
+        """The case its performer handed on the Board's queue, if it did."""
+        return next((body for kind, body in self.facts if kind == kinds.BOARD_CASE), None)
+
+    @property
+    def waits_for_person(self) -> bool:
+        """Open, and a person's to answer: a case on the Board's queue, or an
+        effect its performer could not say happened."""
+        return self.outcome is None and (self.unresolved or self.case is not None)
 
 
 @dataclass(slots=True, eq=False)
@@ -356,6 +368,7 @@ class State:
         a = self.attempts.get(key)
         if a is not None and a.outcome is None:
             a.outcome, a.detail = body["outcome"], body.get("detail", "")
+            a.resolved_by = body.get("resolved_by", "")
             self.dirty[a.unit.step.task] = None
 
     def _unresolved(self, key: str, body: dict[str, Any], at: int) -> None:

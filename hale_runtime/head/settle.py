@@ -10,15 +10,19 @@ model calls the leg reports and the grant it was given, so the engine
 journals every call and settles an attempt that spent past its grant as
 failed, naming the overrun. A leg that called without asking its
 allowance had a grant of nothing. `hale dna effect resolve` asks through
-the same row (its body says `resolved_by`, the person): it is settled the
-same way for an attempt of any performer that waits for a person, and
-refused for one that does not. Over a shared record (`owner`, the node's
+the same row (its body says `resolved_by`, the person, and may carry a
+`note`): it is settled the same way for an attempt of any performer that
+waits for a person (a case on the Board's queue, or an effect its performer
+could not say happened), with `resolved_by` on the outcome, and refused for
+one that does not. Who may resolve is one check, `may_resolve(person,
+writer, attempt)`, that allows anyone until an authority check replaces it. Over a shared record (`owner`, the node's
 HALE_DNA_OWNER) the Settler answers only for tasks its organization owns,
 by the intake's rule, and writes nothing for any other: their owner does.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from hale_runtime.engine.ids import root_of
@@ -30,6 +34,12 @@ from hale_runtime.seen import Seen
 
 ALLOWANCE, OUTCOME = "attempt.allowance", kinds.ATTEMPT_OUTCOME
 LEG_KINDS = frozenset({"agent"})
+PERSON_NOTE = "resolved by a person"
+
+
+def anyone_resolves(person: str, writer: str, attempt: Any) -> str:
+    """Who may resolve an attempt waiting for a person: anyone (why not: "")."""
+    return ""
 
 
 class Settler:
@@ -37,6 +47,7 @@ class Settler:
                  owner: str | None = None):  # fmt: skip
         self.record, self.engine, self.leg_kinds = record, engine, leg_kinds
         self.owner, self.owners = owner or None, Owners()
+        self.may_resolve: Callable[[str, str, Any], str] = anyone_resolves
         self.grants: dict[str, int] = {}  # attempt still out -> micro-dollars granted
         self.allowed = Seen()  # attempts whose allowance is answered
         self.settled = Seen()  # attempts whose outcome ask is answered
@@ -113,7 +124,7 @@ class Settler:
         a = self.engine.state.attempts.get(attempt)
         if a is None:
             return None, f"no attempt {attempt}"
-        if a.outcome is None and not a.unresolved:
+        if a.outcome is None and not a.waits_for_person:
             return a, f"{attempt} is not waiting for a person"
         return a, ""
 
@@ -156,6 +167,9 @@ class Settler:
             return not_ours
         if asked.get("resolved_by"):
             a, why = self._waiting_attempt(attempt)
+            if not why and a.outcome is None:
+                who = str(message.body.get("who", ""))
+                why = self.may_resolve(str(asked["resolved_by"]), who, a)
         else:
             a, why = self._leg_attempt(attempt)
         if not why and a.outcome is None:
@@ -176,7 +190,9 @@ class Settler:
             for n, c in enumerate(asked.get("calls") or [])
         ]  # fmt: skip
         grant = self.grants.get(attempt, 0 if calls else None)
-        if asked.get("resolved_by"):
-            grant = None  # a person's decision spends nothing
         outcome = "succeeded" if asked.get("outcome") == "succeeded" else "failed"
+        person = str(asked.get("resolved_by") or "")
+        if person:  # a person's decision spends nothing
+            note = str(asked.get("note") or "") or PERSON_NOTE
+            return Answer(outcome, note, calls=calls, resolved_by=person)
         return Answer(outcome, str(asked.get("note", "")), calls=calls, grant=grant)

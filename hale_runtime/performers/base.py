@@ -60,6 +60,7 @@ class Answer:
     calls: list[ModelCall] = field(default_factory=list)
     grant: int | None = None  # what Budget.admit granted, for model-backed work
     facts: list[Fact] = field(default_factory=list)
+    resolved_by: str = ""  # the person who decided it, when a person did
 
 
 @dataclass

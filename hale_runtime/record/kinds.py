@@ -255,7 +255,7 @@ ATTEMPT_OUTCOME = kind(
     "attempt.outcome",
     ID,
     {"outcome": OUTCOME, "performer": ID},
-    {"detail": TEXT, "grant_micros": COUNT, "spent_micros": COUNT},
+    {"detail": TEXT, "grant_micros": COUNT, "spent_micros": COUNT, "resolved_by": ID},
 )
 WORK_SETTLED = kind("work.settled", ID, {"outcome": OUTCOME}, {"attempts": COUNT})
 WORKFLOW_SETTLED = kind("workflow.settled", ID, {"outcome": OUTCOME}, {"reason": TEXT})

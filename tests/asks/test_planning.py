@@ -10,6 +10,7 @@ from ask_helpers import Failing, Project, Scripted, age_claim, ask_row, relayed
 from hale_runtime.asks import Ask, Brief, prompt
 from hale_runtime.asks.genome import law, read_genome
 from hale_runtime.engine import BudgetPolicy
+from hale_runtime.engine.cases import case_lines, open_cases
 from hale_runtime.record.practices import ratified_practices
 
 PERSON = json.dumps(
@@ -47,6 +48,9 @@ def test_a_persons_job_is_ask_person_handed_to_whom_the_leader_named(project: Pr
     assert (offered["whom"], offered["obligation"]) == ("ann", "by friday")
     case = project.rows("board.case")[0].body
     assert case["objective"] == "renew the tls certificate (for ann, by friday)"
+    (listed,) = open_cases(project.record())
+    assert (listed.attempt, listed.whom) == ("t1/wf1/s0/p/a0", "ann")
+    assert case_lines([listed])[2].endswith(", for ann: a case on the Board's queue")
 
 
 def test_a_word_naming_no_kind_and_no_class_leaves_the_defaults(project: Project) -> None:
