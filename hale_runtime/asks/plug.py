@@ -1,4 +1,4 @@
-"""Hosting the intake and the legs' settlement on the organization process.
+"""Hosting the intake, the legs' settlement and cancels on the organization process.
 
 `plugins()` is what this part gives the organization's one engine before it
 exists: the agent kind handed to legs (`LegPlugin`) and the HTTP model
@@ -6,9 +6,10 @@ provider when the environment configures one. `plug(org, genome)` then
 builds the intake (whether the Leader plans, the Leader's brief, the
 owner) and the Settler over the organization's record, memory and engine,
 restores them from the checkpoint the organization resumed from, and
-subscribes IntentRequested, AttemptAllowanceRequested and
-AttemptOutcomeRequested. The Leader's words that come back are finished on
-each tick.
+subscribes IntentRequested, AttemptAllowanceRequested,
+AttemptOutcomeRequested and WorkflowCancelRequested (the Canceller,
+engine/cancel.py). The Leader's words that come back are finished on each
+tick.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import Any
 from hale_runtime.asks.genome import OrgGenome, law
 from hale_runtime.asks.intake import Intake
 from hale_runtime.asks.leader import Brief
+from hale_runtime.engine.cancel import Canceller
 from hale_runtime.head.performer import LegPlugin
 from hale_runtime.head.settle import Settler
 from hale_runtime.performers.http_provider import model_plugins
@@ -54,5 +56,7 @@ def plug(org: Any, genome: OrgGenome) -> Intake:
     org.dispatcher.on("IntentRequested", intake.on_intent_requested)
     org.dispatcher.on("AttemptAllowanceRequested", settler.on_allowance_requested)
     org.dispatcher.on("AttemptOutcomeRequested", settler.on_outcome_requested)
+    canceller = Canceller(org.record, engine, not_ours=settler.not_ours)
+    org.dispatcher.on("WorkflowCancelRequested", canceller.on_cancel_requested)
     org.tickers.append(intake.tick)
     return intake

@@ -1,10 +1,12 @@
-"""`hale dna task create`: ask the organization for a task.
+"""`hale dna task create` and `task cancel`: ask the organization for a task, or to stop one.
 
 The ask is an `intent.requested` row in your name, from any clone
 (hale_runtime/asks/request.py). Beside a running organism the verb waits for
 the answer and prints the task id or the refusal (exit 1); without one it
 says the ask is in the record, for an organization to admit when it hears
-it. Exit codes: 0 admitted or asked, 1 refused or unanswered, 2 usage.
+it. `cancel` asks the same way with a `workflow.cancel_requested` row
+(hale_runtime/engine/cancel.py) and prints the organization's answer.
+Exit codes: 0 admitted, cancelled or asked, 1 refused or unanswered, 2 usage.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from hale_runtime.record import kinds
 
 @click.group("task")
 def task() -> None:
-    """Ask the organization for work."""
+    """Ask the organization for work, or to cancel it."""
 
 
 @task.command("create")
@@ -58,3 +60,39 @@ def create(objective: str, judgment: bool, to: str, target: str) -> None:
         raise SystemExit(1)
     definition = answer.body.get("definition", "")
     click.echo(f"task {task_id} born: {definition} for ask {row.key}")
+
+
+@task.command("cancel")
+@click.argument("task_id", metavar="TASK")
+def cancel(task_id: str) -> None:
+    """Ask the organization to cancel root TASK, fencing everything below it."""
+    from hale_runtime.engine import cancel as cancels
+    from hale_runtime.project import NotAProject, find_root
+    from hale_runtime.record import Record, RecordError
+    from hale_runtime.schedules.ask import answer_wait_s, organism_running, sync_quietly, wait_for
+
+    try:
+        root = find_root()
+        record = Record.open(root)
+        row = cancels.request(record, task_id)
+    except (NotAProject, RecordError) as error:
+        fail(str(error))
+    sync_quietly(record)
+    if not organism_running(root):
+        click.echo(
+            f"cancel of {task_id} asked ({cancels.REQUESTED} {row.key}); "
+            "the organization answers it when it hears it"
+        )
+        return
+    answer = wait_for(record, lambda: cancels.answer_of(record, row.key), answer_wait_s())
+    if answer is None:
+        fail(
+            f"asked ({row.key}), but the organization answered nothing in time; the ask "
+            "stays in the record, and a running organization answers it when it hears it"
+        )
+    if not answer.body.get("cancelled"):
+        click.echo(f"task cancel: refused: {answer.body.get('why', '')}")
+        raise SystemExit(1)
+    click.echo(
+        f"task {task_id} cancelled: everything below it is fenced (`hale dna show {task_id}`)"
+    )

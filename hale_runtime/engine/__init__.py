@@ -4,7 +4,7 @@
     engine.admit(catalog.bind("close-month", inputs=...), ask="a1", convener="leader")
     engine.pump()                                # rounds until nothing moves
     engine.reply("t1/wf1/s1/post/a0", "person", "succeeded")   # a late answer
-    engine.cancel("t1", by="board")              # or the WorkflowCancelRequested message
+    engine.cancel("t1", by="board")              # or a relayed request (cancel.py)
 
 The engine's state is a fold over the record (state.py); a new Engine over
 the same record rebuilds it and finishes what was unfinished.

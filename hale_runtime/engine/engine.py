@@ -245,6 +245,8 @@ class Engine:
         t = self.state.tasks.get(task)
         if t is None:
             settled = self.settled(task)
+            if settled and ids.root_of(task) != task:
+                return f"{task} is a child task; only a root is cancelled"
             return f"{task} has settled {settled}" if settled else f"no task {task}"
         if t.parent is not None:
             return f"{task} is a child task; only a root is cancelled"
@@ -253,10 +255,6 @@ class Engine:
         if t.halt != CANCELLED:
             self.emit(kinds.WORKFLOW_CANCELLED, task, {"by": by})
         return ""
-
-    def on_cancel_requested(self, message: Any) -> None:
-        """The `WorkflowCancelRequested` subscription: body {task, by}."""
-        self.cancel(str(message.body.get("task", "")), str(message.body.get("by", "nerves")))
 
     def step(self) -> int:
         """One round; the number of rows written.

@@ -13,7 +13,7 @@ from typing import Any
 
 from hale_runtime.engine import ids
 from hale_runtime.engine.budget import Budget, BudgetPolicy
-from hale_runtime.engine.state import Attempt, ChildMember, State, Step, Task, Unit
+from hale_runtime.engine.state import CANCELLED, Attempt, ChildMember, State, Step, Task, Unit
 
 INDENT = "  "
 
@@ -54,6 +54,9 @@ def _task(t: Task, depth: int, out: list[str], by: str = "") -> None:
     if t.parent is None:
         admitted = f", admitted by {by}" if by else ""
         out.append(f"{pad}{INDENT}ask {t.ask}, convened by {t.convener}{admitted}")
+        if t.halt == CANCELLED:
+            who = f" by {t.cancelled_by}" if t.cancelled_by else ""
+            out.append(f"{pad}{INDENT}cancelled{who}: everything below it is fenced")
     if t.summary:
         out.append(f"{pad}{INDENT}born: {t.summary}")
     for index, sp in enumerate(t.plan.steps):
@@ -62,7 +65,8 @@ def _task(t: Task, depth: int, out: list[str], by: str = "") -> None:
         else:
             sid = ids.step_id(t.id, t.plan.rev, index)
             keys = ", ".join(m.key for m in sp.members)
-            out.append(f"{pad}{INDENT}step {sid}  {sp.store}  not active  ({keys})")
+            never = "fenced, never active" if _fenced(t) else "not active"
+            out.append(f"{pad}{INDENT}step {sid}  {sp.store}  {never}  ({keys})")
 
 
 def _task_state(t: Task) -> str:
@@ -81,9 +85,15 @@ def _step(step: Step, depth: int, out: list[str]) -> None:
             _child(m, depth + 1, out)
 
 
+def _fenced(t: Task) -> bool:
+    return t.halt == CANCELLED
+
+
 def _step_state(step: Step) -> str:
     if step.out:
         return f"failed, {step.out} member(s) still out" if step.failed else "running"
+    if step.failed and {m.outcome for m in step.members.values()} - {"succeeded"} == {CANCELLED}:
+        return "fenced"
     return "failed" if step.failed else "completed"
 
 

@@ -123,6 +123,7 @@ class Task:
     summary: str = ""
     steps: list[Step] = field(default_factory=list)
     halt: str | None = None  # "cancelled" or "failed": nothing new starts below
+    cancelled_by: str = ""  # who cancelled it (a root's `workflow.cancelled`)
     outcome: str | None = None
     reason: str = ""
 
@@ -346,6 +347,7 @@ class State:
     def _cancelled(self, key: str, body: dict[str, Any], at: int) -> None:
         t = self.tasks.get(key)
         if t is not None:
+            t.cancelled_by = t.cancelled_by or str(body.get("by", ""))
             self.halt(t, CANCELLED)
 
     # ---- attempts ----------------------------------------------------------------

@@ -99,16 +99,26 @@ class Settler:
     def _fold(self) -> None:
         self.engine.catch_up()
 
-    def _not_ours(self, attempt: str) -> str:
-        """Why this organization answers nothing for the attempt ("" when it is ours)."""
+    def not_ours(self, key: str) -> str:
+        """Why this organization answers nothing about `key`, an attempt or a
+        task ("" when it is ours). A task the record never admitted is
+        anyone's to answer about."""
         if not self.owner:
             return ""
-        task = self.engine.state.tasks.get(root_of(attempt))
-        owner = self.owners.of(task.ask) if task is not None else ""
+        root = root_of(key)
+        task = self.engine.state.tasks.get(root)
+        if task is not None:
+            ask = task.ask
+        else:
+            admitted = self.record.rows(kind="workflow.admitted", key=root)
+            if not admitted:
+                return ""
+            ask = str(admitted[0].body.get("ask", ""))
+        owner = self.owners.of(ask)
         if owner == self.owner:
             return ""
         whose = f"owner {owner}'s" if owner else "owned by no organization"
-        return f"not ours: {attempt} is {whose}; {self.owner} answers nothing for it"
+        return f"not ours: {key} is {whose}; {self.owner} answers nothing for it"
 
     def _leg_attempt(self, attempt: str) -> tuple[Any, str]:
         """(the attempt, "") when it is a leg's and open, else (it or None, why not)."""
@@ -135,7 +145,7 @@ class Settler:
         if not attempt or attempt in self.allowed:
             return "answered before"
         self._fold()
-        not_ours = self._not_ours(attempt)
+        not_ours = self.not_ours(attempt)
         if not_ours:
             return not_ours
         a, why = self._leg_attempt(attempt)
@@ -162,7 +172,7 @@ class Settler:
         if not attempt or attempt in self.settled:
             return "answered before"
         self._fold()
-        not_ours = self._not_ours(attempt)
+        not_ours = self.not_ours(attempt)
         if not_ours:
             return not_ours
         if asked.get("resolved_by"):

@@ -1,9 +1,10 @@
 """Relaying request rows onto the nerves until the record answers them.
 
-A request is a row whose kind ends in `.requested`; it is answered by a row
-with the same key whose kind is the request's stem with an answering ending
-(`intent.requested` -> `intent.offered`, `intent.refused`, `intent.answered`,
-…). The relay keeps the unanswered ones in a dict by (stem, key), fed from
+A request is a row whose kind ends in `.requested` (or `_requested`, as in
+`workflow.cancel_requested`); it is answered by a row with the same key
+whose kind is the request's stem with an answering ending after a `.` or
+`_` (`intent.requested` -> `intent.offered`, `intent.refused`, …;
+`workflow.cancel_requested` -> `workflow.cancel_answered`). The relay keeps the unanswered ones in a dict by (stem, key), fed from
 the rows read since the last tick: stamped rows are read once (they never
 move), the unstamped tail again each tick (a sync may rebase it). It reads
 only rows of request and answer kinds (through the record's index by kind),
@@ -26,13 +27,26 @@ from hale_runtime.record import Record, Row
 from hale_runtime.record.kinds import ROW_QUARANTINED
 from hale_runtime.seen import Seen
 
-REQUEST = ".requested"
+REQUESTED = "requested"
 ANSWERS = ("answered", "refused", "offered", "admitted", "done", "failed")
+SEPARATORS = "._"  # `intent.requested`, and `workflow.cancel_requested` as the seed names it
 
 
-def _answers(kind: str) -> bool:
-    stem, _, ending = kind.rpartition(".")
-    return bool(stem) and ending in ANSWERS
+def stem_of(kind: str, endings: tuple[str, ...]) -> str:
+    """The kind's stem when it ends in one of `endings` after a separator, else ""."""
+    for ending in endings:
+        cut = len(kind) - len(ending) - 1
+        if cut > 0 and kind.endswith(ending) and kind[cut] in SEPARATORS:
+            return kind[:cut]
+    return ""
+
+
+def request_stem(kind: str) -> str:
+    return stem_of(kind, (REQUESTED,))
+
+
+def answer_stem(kind: str) -> str:
+    return stem_of(kind, ANSWERS)
 
 
 def message_of(row: Row) -> dict[str, Any]:
@@ -50,18 +64,19 @@ class Relay:
 
     def read(self, record: Record) -> None:
         """Take in the rows since the last read."""
-        kinds = [k for k in record.kinds() if k.endswith(REQUEST) or _answers(k)]
+        kinds = [k for k in record.kinds() if request_stem(k) or answer_stem(k)]
         for row in record.scan(self.stable, [*kinds, ROW_QUARANTINED]):
-            stem, _, ending = row.kind.rpartition(".")
+            stem = request_stem(row.kind)
             if row.kind == ROW_QUARANTINED:
                 self.quarantined.add(row.key)
                 for at, request in list(self.pending.items()):
                     if request.id == row.key:
                         del self.pending[at]
-            elif row.kind.endswith(REQUEST):
+            elif stem:
                 if f"{stem} {row.key}" not in self.answered and row.id not in self.quarantined:
                     self.pending.setdefault((stem, row.key), row)
             else:
+                stem = answer_stem(row.kind)
                 self.answered.add(f"{stem} {row.key}")
                 self.pending.pop((stem, row.key), None)
         self.stable = record.stamped_count()

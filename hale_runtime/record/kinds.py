@@ -260,6 +260,10 @@ ATTEMPT_OUTCOME = kind(
 WORK_SETTLED = kind("work.settled", ID, {"outcome": OUTCOME}, {"attempts": COUNT})
 WORKFLOW_SETTLED = kind("workflow.settled", ID, {"outcome": OUTCOME}, {"reason": TEXT})
 WORKFLOW_CANCELLED = kind("workflow.cancelled", ID, {}, {"by": TEXT})
+CANCEL_REQUESTED = kind("workflow.cancel_requested", ID, {"task": ID}, {"by": ID})
+CANCEL_ANSWERED = kind(
+    "workflow.cancel_answered", ID, {"cancelled": BOOL}, {"task": TEXT, "why": TEXT}
+)
 EFFECT_UNRESOLVED = kind("effect.unresolved", ID, {}, {"performer": ID, "resolve": TEXT})
 EFFECT_REDELIVERED = kind("effect.redelivered", ID, {}, {"performer": ID})
 REPLY_REFUSED = kind("reply.refused", ID, {}, {"from": TEXT, "admitted_to": TEXT, "why": TEXT})

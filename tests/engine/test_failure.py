@@ -7,8 +7,10 @@ from __future__ import annotations
 import pytest
 from engine_helpers import Scripted, catalog_of, work
 
+from hale_runtime.engine.cancel import Canceller, request
 from hale_runtime.memory import Fenced
 from hale_runtime.nerves import Dispatcher, Message
+from hale_runtime.node.relay import message_of
 from hale_runtime.performers import CANCELLED, FAILED, SUCCEEDED
 
 
@@ -104,14 +106,17 @@ def test_cancelling_a_root_fences_everything_below_it(org):
     org.plugins = (agent,)
     e = org.engine()
     dispatcher = Dispatcher()
-    dispatcher.on("WorkflowCancelRequested", e.on_cancel_requested)
+    dispatcher.on("WorkflowCancelRequested", Canceller(e.record, e).on_cancel_requested)
     e.admit(catalog_of(nested).bind("top"), "ask", "leader")
     e.pump()
     (claim,) = [r for r in org.rows(kind="attempt.claimed") if r.key == f"{W}/a0"]
-    assert dispatcher.dispatch(
-        Message(1, "workflow.cancel_requested", {"task": "t1", "by": "board"})
-    )
-    e.pump()
+    asked = request(e.record, "t1")
+    assert dispatcher.dispatch(Message(1, asked.kind, message_of(asked)))
+    assert dispatcher.dispatch(Message(2, asked.kind, message_of(asked)))  # relayed again
+    (answer,) = org.rows(kind="workflow.cancel_answered")
+    assert answer.body == {"task": "t1", "cancelled": True, "why": ""}
+    (cancelled,) = org.rows(kind="workflow.cancelled")
+    assert cancelled.body == {"by": e.record.who}
     (outcome,) = org.rows(kind="attempt.outcome")
     assert outcome.body == {
         "outcome": CANCELLED,
@@ -146,3 +151,15 @@ def test_only_an_open_root_is_cancelled(org):
     e.pump()
     assert e.cancel("t1") == "t1 has settled succeeded"
     assert org.rows(kind="workflow.cancelled") == []
+    canceller = Canceller(e.record, e)
+    for task, why in (("t1", "t1 has settled succeeded"), ("t7", "no task t7"),
+                      ("t1.s0.mid", "t1.s0.mid is a child task; only a root is cancelled")):  # fmt: skip
+        before = org.lines()
+        asked = request(e.record, task)
+        assert canceller.on_cancel_requested(Message(1, asked.kind, message_of(asked))) == why
+        assert org.lines()[len(before) :] == [
+            f"workflow.cancel_requested {asked.key}",
+            f"workflow.cancel_answered {asked.key}",
+        ]  # answered with why, and nothing else written
+        answered = org.rows(kind="workflow.cancel_answered")[-1].body
+        assert answered == {"task": task, "cancelled": False, "why": why}
