@@ -1,15 +1,15 @@
 """Hosting the intake, the legs' settlement and cancels on the organization process.
 
 `plugins()` is what this part gives the organization's one engine before it
-exists: the agent kind handed to legs (`LegPlugin`) and the HTTP model
-provider when the environment configures one. `plug(org, genome)` then
-builds the intake (whether the Leader plans, the Leader's brief, the
-owner) and the Settler over the organization's record, memory and engine,
-restores them from the checkpoint the organization resumed from, and
-subscribes IntentRequested, AttemptAllowanceRequested,
-AttemptOutcomeRequested and WorkflowCancelRequested (the Canceller,
-engine/cancel.py). The Leader's words that come back are finished on each
-tick.
+exists: the agent kind handed to legs (`LegPlugin`), and the HTTP model
+provider and the HTTP service (performers/http_service.py) when the
+environment configures them. `plug(org, genome)` then builds the intake
+(whether the Leader plans, the Leader's brief, the owner) and the Settler
+over the organization's record, memory and engine, restores them from the
+checkpoint the organization resumed from, and subscribes IntentRequested,
+AttemptAllowanceRequested, AttemptOutcomeRequested and
+WorkflowCancelRequested (the Canceller, engine/cancel.py). The Leader's
+words that come back are finished on each tick.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from hale_runtime.engine.cancel import Canceller
 from hale_runtime.head.performer import LegPlugin
 from hale_runtime.head.settle import Settler
 from hale_runtime.performers.http_provider import model_plugins
+from hale_runtime.performers.http_service import service_plugins
 from hale_runtime.record.practices import ratified_practices
 
 OWNER_ENV = "HALE_DNA_OWNER"
@@ -31,7 +32,7 @@ OWNER_ENV = "HALE_DNA_OWNER"
 
 def plugins() -> list[object]:
     """The performer and provider plugins this part gives the engine."""
-    return [LegPlugin(), *model_plugins()]
+    return [LegPlugin(), *model_plugins(), *service_plugins()]
 
 
 def plug(org: Any, genome: OrgGenome) -> Intake:

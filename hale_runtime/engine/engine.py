@@ -37,6 +37,7 @@ from hale_runtime.performers import (
     Pending,
     Performers,
     Reconciled,
+    Unsure,
     Work,
 )
 from hale_runtime.record import RecordError, kinds
@@ -87,14 +88,15 @@ class Engine:
         self.holder = record.who
         self.state = State(Budget(budget or BudgetPolicy()), forget_settled=True)
         self.batch: list[tuple[str, str, dict[str, Any]]] = []
-        self.inbox: list[tuple[str, str, Answer | Pending]] = []
+        self.inbox: list[tuple[str, str, Answer | Pending | Unsure]] = []
         self.unclaimed: list[Attempt] = []
         self.to_deliver: list[Attempt] = []
         self.to_reconcile: list[Attempt] = []
         self.follower = Follower(record)
         self.stuck: set[str] = set()  # tasks whose advance raised: never advanced again
         self._poison: dict[str, tuple[str, str]] = {}
-        self.ctx = Context(self._admit_spend, self._note_call, self.performers.provider, self.clock)
+        self.ctx = Context(self._admit_spend, self._note_call, self.performers.provider,
+                           self.clock, self._journal)  # fmt: skip
         self.resume(resume)
 
     def resume(self, checkpoint: tuple[int, dict[str, Any]] | None) -> None:
@@ -464,7 +466,9 @@ class Engine:
                 continue
             performer = self.performers.get(a.performer)
             if performer is None:
-                result: Answer | Pending = Answer(FAILED, f"no performer {a.performer} is provided")
+                result: Answer | Pending | Unsure = Answer(
+                    FAILED, f"no performer {a.performer} is provided"
+                )
             else:
                 try:
                     result = performer.deliver(self._work(a), self.ctx)
@@ -485,16 +489,29 @@ class Engine:
             elif verdict.verdict == NOT_ACTED:
                 self.emit(kinds.EFFECT_REDELIVERED, a.id, {"performer": a.performer})
                 self.to_deliver.append(a)
-            elif not a.unresolved:
-                body = {"performer": a.performer, "resolve": RESOLVE.format(a.id)}
-                self.emit(kinds.EFFECT_UNRESOLVED, a.id, body)
+            else:
+                self._unresolved(a, verdict.why)
+
+    def _unresolved(self, a: Attempt, why: str) -> None:
+        """The attempt waits for a person: its performer cannot say whether it acted."""
+        if a.unresolved:
+            return
+        body = {"performer": a.performer, "resolve": RESOLVE.format(a.id)}
+        if why:
+            body["why"] = why
+        self.emit(kinds.EFFECT_UNRESOLVED, a.id, body)
+
+    def _journal(self, kind: str, attempt: str, body: dict[str, Any]) -> None:
+        """A performer's own row about an attempt it holds, appended now (it is
+        folded as another writer's row at the next round)."""
+        self.record.append(kind, attempt, body)
 
     def _take_replies(self) -> None:
         inbox, self.inbox = self.inbox, []
         for attempt, performer, result in inbox:
             self._take(attempt, performer, result)
 
-    def _take(self, attempt: str, performer: str, result: Answer | Pending) -> None:
+    def _take(self, attempt: str, performer: str, result: Answer | Pending | Unsure) -> None:
         a = self.state.attempts.get(attempt)
         if a is None and self.state.forgotten(attempt):
             return  # its root has settled: an answer now changes nothing, as for any settled one
@@ -511,6 +528,9 @@ class Engine:
             return  # a repeat of an answer already recorded changes nothing
         for kind, body in result.facts:
             self.emit(kind, attempt, body)
+        if isinstance(result, Unsure):
+            self._unresolved(a, result.why)
+            return
         if isinstance(result, Pending):
             return
         for call in result.calls:

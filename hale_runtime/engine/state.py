@@ -48,9 +48,11 @@ from hale_runtime.seen import Seen
 
 SUCCEEDED = "succeeded"
 CANCELLED = "cancelled"
+# a performer's own rows about an attempt, handed back to it as `Work.facts`
 FACT_KINDS = frozenset(
-    {kinds.MODEL_CALLED, kinds.BOARD_CASE, kinds.MUTATION_PREPARED, kinds.BUDGET_REFUSED}
-)
+    {kinds.MODEL_CALLED, kinds.BOARD_CASE, kinds.MUTATION_PREPARED, kinds.BUDGET_REFUSED,
+     kinds.EFFECT_CALLING, kinds.EFFECT_CALLED}
+)  # fmt: skip
 
 
 @dataclass(slots=True, eq=False)

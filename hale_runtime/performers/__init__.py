@@ -5,7 +5,8 @@
     performers.select(("judgment",))                      # -> "agent"
 
 See base.py for what a performer is handed and answers, shipped.py for the
-five the project ships, models.py for the offline model provider.
+five the project ships, http_service.py for the service reached over HTTP,
+models.py for the offline model provider.
 """
 
 from hale_runtime.performers.base import (
@@ -22,6 +23,7 @@ from hale_runtime.performers.base import (
     Pending,
     Performer,
     Reconciled,
+    Unsure,
     Work,
 )
 from hale_runtime.performers.hookspecs import hookimpl
@@ -44,6 +46,7 @@ __all__ = [
     "Performer",
     "Performers",
     "Reconciled",
+    "Unsure",
     "Work",
     "hookimpl",
     "plugin_manager",

@@ -2,9 +2,12 @@
 
 The engine hands a performer a `Work` (the attempt, its objective, what it
 requires, its claim token and cost ceiling) and a `Context` (the one Budget
-gate, the model provider, the clock). `deliver` answers now (`Answer`) or
+gate, the model provider, the clock). `deliver` answers now (`Answer`),
 later (`Pending`, with the performer's own facts to record, such as a case
-on the Board's queue). After a restart, `reconcile` says what became of an
+on the Board's queue), or says it cannot tell whether it acted (`Unsure`:
+a call sent and never answered; a person decides). A performer whose
+effect lies outside the record journals around it with `ctx.journal`
+(rows appended at once, before its answer). After a restart, `reconcile` says what became of an
 attempt a dead process claimed: it acted (`Reconciled(ACTED, answer)`, or
 `answer=None` when its answer is still to come), it truthfully did not act
 (`NOT_ACTED`: deliver it again), or it cannot say (`UNKNOWN`: a person
@@ -69,9 +72,18 @@ class Pending:
 
 
 @dataclass
+class Unsure:
+    """It cannot say whether it acted (a call sent and never answered): a person decides."""
+
+    why: str
+    facts: list[Fact] = field(default_factory=list)
+
+
+@dataclass
 class Reconciled:
     verdict: str  # ACTED | NOT_ACTED | UNKNOWN
     answer: Answer | None = None
+    why: str = ""  # for UNKNOWN: what it knows, for the person who decides
 
 
 class ModelProvider(Protocol):
@@ -90,6 +102,9 @@ class Context:
     note_call: Callable[[ModelCall], None]  # a call made, before its row is written
     provider: ModelProvider
     clock: Callable[[], int]
+    # a performer's own record: journal(kind, attempt, body) appends a row now,
+    # before its answer, so that after a crash it can say what it did
+    journal: Callable[[str, str, dict[str, Any]], Any] | None = None
 
 
 class Performer(Protocol):
@@ -97,6 +112,6 @@ class Performer(Protocol):
 
     def offers(self, capability: str) -> bool: ...
 
-    def deliver(self, work: Work, ctx: Context) -> Answer | Pending: ...
+    def deliver(self, work: Work, ctx: Context) -> Answer | Pending | Unsure: ...
 
     def reconcile(self, work: Work, ctx: Context) -> Reconciled: ...

@@ -264,7 +264,14 @@ CANCEL_REQUESTED = kind("workflow.cancel_requested", ID, {"task": ID}, {"by": ID
 CANCEL_ANSWERED = kind(
     "workflow.cancel_answered", ID, {"cancelled": BOOL}, {"task": TEXT, "why": TEXT}
 )
-EFFECT_UNRESOLVED = kind("effect.unresolved", ID, {}, {"performer": ID, "resolve": TEXT})
+EFFECT_UNRESOLVED = kind(
+    "effect.unresolved", ID, {}, {"performer": ID, "resolve": TEXT, "why": TEXT}
+)
+EFFECT_CALLING = kind("effect.calling", ID, {"performer": ID}, {"url": TEXT})
+EFFECT_CALLED = kind(
+    "effect.called", ID, {"performer": ID, "outcome": one_of("succeeded", "failed")},
+    {"detail": TEXT},
+)  # fmt: skip
 EFFECT_REDELIVERED = kind("effect.redelivered", ID, {}, {"performer": ID})
 REPLY_REFUSED = kind("reply.refused", ID, {}, {"from": TEXT, "admitted_to": TEXT, "why": TEXT})
 MODEL_CALLED = kind(

@@ -43,23 +43,25 @@ def make_forge(tmp: Path) -> Path:
     return forge
 
 
-def lines(root: Path, prefix: str = "", kind: str | None = None) -> list[str]:
-    """`kind key` of the rows this clone holds (synced first)."""
-    record = Record.open(root)
-    record.sync()
-    return [f"{r.kind} {r.key}" for r in record.rows(kind=kind, key_prefix=prefix or None)]
+def lines(root: Path) -> list[str]:
+    """`kind key` of the rows this clone holds (a node's clone: it syncs it)."""
+    return [f"{r.kind} {r.key}" for r in Record.open(root).rows()]
 
 
-def rows(root: Path, kind: str, key: str | None = None) -> list:
+def rows(root: Path, kind: str, key: str | None = None, sync: bool = False) -> list:
+    """The `kind` rows (under `key`) this clone holds; `sync` first on a clone
+    no node runs in (a node syncs its own, holding the clone's sync lock)."""
     record = Record.open(root)
-    if record.remote() is not None:
+    if sync:
         record.sync()
     return record.rows(kind=kind, key=key)
 
 
-def wait_row(root: Path, kind: str, key: str | None = None, timeout: float = 60):
+def wait_row(root: Path, kind: str, key: str | None = None, timeout: float = 60,
+             sync: bool = False):  # fmt: skip
     """The first `kind` row (under `key`) once this clone holds one."""
-    return wait_for(lambda: (rows(root, kind, key) or [None])[0], timeout, f"{kind} {key or ''}")
+    found = wait_for(lambda: rows(root, kind, key, sync), timeout, f"{kind} {key or ''}")
+    return found[0]
 
 
 def declare_monthly(root: Path, every_ms: int = 1000) -> None:

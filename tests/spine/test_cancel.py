@@ -35,23 +35,23 @@ def test_a_cancel_asked_from_any_clone_fences_the_root_and_is_relayed_until_answ
     a, b = make_clone("a"), make_clone("b")
     nodes(a).wait_running()
     declare_monthly(a, every_ms=2000)
-    wait_row(b, "board.case", POST)
+    wait_row(b, "board.case", POST, sync=True)
     asked = hale(b, "dna", "task", "cancel", "t1")
     assert asked.returncode == 0, asked.stderr
-    (request,) = rows(b, "workflow.cancel_requested")
+    (request,) = rows(b, "workflow.cancel_requested", sync=True)
     assert request.body == {"task": "t1", "by": request.who}
     assert asked.stdout == (
         f"cancel of t1 asked (workflow.cancel_requested {request.key}); "
         "the organization answers it when it hears it\n"
     )
-    answer = wait_row(b, "workflow.cancel_answered", request.key)
+    answer = wait_row(b, "workflow.cancel_answered", request.key, sync=True)
     assert answer.body == {"task": "t1", "cancelled": True, "why": ""}
-    assert rows(b, "workflow.cancelled", "t1")[0].body == {"by": request.who}
-    (fenced,) = rows(b, "attempt.outcome", POST)
+    assert rows(b, "workflow.cancelled", "t1", sync=True)[0].body == {"by": request.who}
+    (fenced,) = rows(b, "attempt.outcome", POST, sync=True)
     assert fenced.body == {
         "outcome": "cancelled", "performer": "person", "detail": "fenced: t1 was cancelled",
     }  # fmt: skip
-    assert wait_row(b, "workflow.settled", "t1").body == {
+    assert wait_row(b, "workflow.settled", "t1", sync=True).body == {
         "outcome": "cancelled", "reason": "t1 was cancelled",
     }  # fmt: skip
     sent = relayed(a, request.key)

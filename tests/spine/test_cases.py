@@ -18,8 +18,8 @@ def test_close_month_is_reconciled_by_the_service_and_posted_by_a_person(make_cl
     a, b = make_clone("a"), make_clone("b")
     nodes(a).wait_running()
     declare_monthly(a, every_ms=2000)
-    wait_row(b, "board.case", POST)
-    (reconciled,) = rows(b, "attempt.outcome", "t1/wf1/s0/reconcile/a0")
+    wait_row(b, "board.case", POST, sync=True)
+    (reconciled,) = rows(b, "attempt.outcome", "t1/wf1/s0/reconcile/a0", sync=True)
     assert (reconciled.body["performer"], reconciled.body["outcome"]) == ("service", "succeeded")
 
     listing = hale(b, "dna", "review")
@@ -36,10 +36,10 @@ def test_close_month_is_reconciled_by_the_service_and_posted_by_a_person(make_cl
                  "--note", "posted the entries by hand")  # fmt: skip
     assert asked.returncode == 0, asked.stderr
     assert asked.stdout.startswith(f"attempt:{POST} succeeded asked (attempt.outcome.requested)")
-    settled = wait_row(b, "workflow.settled", "t1")
+    settled = wait_row(b, "workflow.settled", "t1", sync=True)
     assert settled.body == {"outcome": "succeeded"}
-    (outcome,) = rows(b, "attempt.outcome", POST)
-    who = rows(b, "attempt.outcome.requested", POST)[0].who
+    (outcome,) = rows(b, "attempt.outcome", POST, sync=True)
+    who = rows(b, "attempt.outcome.requested", POST, sync=True)[0].who
     assert outcome.body == {
         "outcome": "succeeded", "performer": "person", "detail": "posted the entries by hand",
         "resolved_by": who,
