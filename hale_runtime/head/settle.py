@@ -178,8 +178,9 @@ class Settler:
         if asked.get("resolved_by"):
             a, why = self._waiting_attempt(attempt)
             if not why and a.outcome is None:
-                who = str(message.body.get("who", ""))
-                why = self.may_resolve(str(asked["resolved_by"]), who, a)
+                why = _unfit_resolve(asked) or self.may_resolve(
+                    asked["resolved_by"], str(message.body.get("who", "")), a
+                )
         else:
             a, why = self._leg_attempt(attempt)
         if not why and a.outcome is None:
@@ -201,8 +202,18 @@ class Settler:
         ]  # fmt: skip
         grant = self.grants.get(attempt, 0 if calls else None)
         outcome = "succeeded" if asked.get("outcome") == "succeeded" else "failed"
-        person = str(asked.get("resolved_by") or "")
+        person = asked.get("resolved_by") or ""
         if person:  # a person's decision spends nothing
-            note = str(asked.get("note") or "") or PERSON_NOTE
-            return Answer(outcome, note, calls=calls, resolved_by=person)
+            return Answer(outcome, asked.get("note") or PERSON_NOTE, resolved_by=person)
         return Answer(outcome, str(asked.get("note", "")), calls=calls, grant=grant)
+
+
+def _unfit_resolve(asked: dict[str, Any]) -> str:
+    """Why a person's resolve cannot be taken as it is written ("" when it can)."""
+    if not isinstance(asked.get("resolved_by"), str):
+        return "a resolve names the person who decided as text"
+    if asked.get("outcome") not in ("succeeded", "failed"):
+        return "a resolve's outcome is succeeded or failed"
+    if not isinstance(asked.get("note", ""), str):
+        return "a resolve's note is text"
+    return ""
