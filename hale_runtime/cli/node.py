@@ -193,3 +193,51 @@ def release() -> None:
     except (LeaseUnprovable, RecordError) as error:
         fail(str(error))
     click.echo(f"body: released by {lease.holder}")
+
+
+@body.command("provision")
+@click.argument("host", required=False)
+@click.option("--note", default="", help="what was set up, for whoever reads the record")
+def provision(host: str | None, note: str) -> None:
+    """Record that you provisioned HOST for a body (without HOST: the hosts provisioned)."""
+    from hale_runtime.node import provision as hosts
+    from hale_runtime.node.lease import OWNER_ENV
+    from hale_runtime.record import Record
+    from hale_runtime.cli.organism import sync_quietly
+
+    record = Record.open(_root())
+    sync_quietly(record)
+    if host is None:
+        for line in _host_lines(hosts.hosts(record)):
+            click.echo(line)
+        return
+    why = hosts.check_name(host)
+    if why:
+        fail(why, 2)
+    try:
+        address = hosts.resolve(host)
+    except OSError as error:
+        fail(f"host {host} does not resolve from here ({error}); provision it first")
+    done = hosts.provision(record, host, address, os.environ.get(OWNER_ENV) or None, note)
+    if done.row is None:
+        click.echo(f"host {host} is provisioned already, at {address} (nothing written)")
+        return
+    sync_quietly(record)
+    click.echo(
+        f"host {host} provisioned at {address} by {record.who} (body.provisioned host:{host})"
+    )
+
+
+def _host_lines(found: dict) -> list[str]:
+    import time
+
+    if not found:
+        return ["hosts: none provisioned (`hale dna body provision HOST` records one)"]
+    lines = [f"hosts: {len(found)} provisioned"]
+    for host, row in found.items():
+        when = time.strftime("%Y-%m-%d %H:%M:%SZ", time.gmtime(row.at / 1000))
+        owner = f", owner {row.body['owner']}" if row.body.get("owner") else ""
+        lines.append(
+            f"  {host} at {row.body.get('address', '')}{owner}: by {row.body.get('by', row.who)}, {when}"
+        )
+    return lines

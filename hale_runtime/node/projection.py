@@ -58,6 +58,11 @@ def _definition_registered(row: Row) -> list[GraphOp]:
     return [Node(_definition_id(row), "definition", dict(row.body))]
 
 
+def _body_provisioned(row: Row) -> list[GraphOp]:
+    props = {k: v for k, v in row.body.items() if k != "host"}
+    return [Node(f"host:{row.body['host']}", "host", {**props, "at": row.at})]
+
+
 # row kind -> the graph ops it projects to; extend it for new kinds
 PROJECTIONS: dict[str, Projector] = {
     kinds.POSITION_FILLED: _position_filled,
@@ -65,6 +70,7 @@ PROJECTIONS: dict[str, Projector] = {
     kinds.SCHEDULE_DECLARED: _schedule_declared,
     kinds.SCHEDULE_RETIRED: _schedule_retired,
     kinds.DEFINITION_REGISTERED: _definition_registered,
+    kinds.BODY_PROVISIONED: _body_provisioned,
 }
 
 

@@ -341,6 +341,12 @@ BODY_CLAIMED = kind(
     {"holder": ID, "token": INT, "until": INT, "from": maybe(TEXT), "forced": BOOL},
 )
 BODY_RELEASED = kind("body.released", ID, {}, {"holder": ID, "token": INT})
+BODY_PROVISIONED = kind(
+    "body.provisioned",
+    ID,
+    {"host": ID},
+    {"address": TEXT, "owner": TEXT, "by": ID, "note": TEXT},
+)
 POSITION_FILLED = kind(
     "position.filled", ID, {}, {"holder": maybe(ID), "owner": ID, "position": ID}
 )
