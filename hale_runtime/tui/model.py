@@ -37,6 +37,24 @@ FAILURE_KINDS = frozenset(
 )  # fmt: skip
 
 
+# What a row is about, as the record pane marks it (widgets.MARKS): a case a
+# person is to answer, a fence, or a failure. Readings (`reading.*`) and
+# concerns (`concern.raised`) are to be marked here too, each with its own.
+CASE_KINDS = frozenset({kinds.BOARD_CASE, kinds.EFFECT_UNRESOLVED})
+FENCE_KINDS = frozenset({kinds.WORKFLOW_CANCELLED})
+
+
+def row_mark(row: Row) -> str:
+    """ "case", "fence", "failure", or "" (nothing to mark)."""
+    if row.kind in CASE_KINDS:
+        return "case"
+    if row.kind in FENCE_KINDS or (
+        row.kind in OUTCOME_KINDS and row.body.get("outcome") == "cancelled"
+    ):
+        return "fence"
+    return "failure" if is_failure(row) else ""
+
+
 def is_failure(row: Row) -> bool:
     """A row that says something did not go as asked."""
     if row.kind in OUTCOME_KINDS:

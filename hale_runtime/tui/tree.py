@@ -2,10 +2,11 @@
 
 Walks a task depth first like `hale dna show` (engine/show.py): the task,
 each step of its plan (registered or not yet), each member (a leaf with its
-attempts, or a child task), and gives every part one of five states:
-pending (not started), open (running), succeeded, failed, or fenced (stopped
-by a cancelled root). A glyph goes with each state so the tree reads in
-monochrome too.
+attempts, or a child task), and gives every part one of six states:
+pending (not started), open (running), succeeded, failed, fenced (stopped
+by a cancelled root), or case (an attempt waiting for a person: handed on
+the Board's queue, or an effect its performer could not vouch for). A glyph
+goes with each state so the tree reads in monochrome too.
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ from hale_runtime.engine import ids
 from hale_runtime.engine.state import Attempt, ChildMember, State, Step, Task, Unit
 
 PENDING, OPEN, SUCCEEDED, FAILED, FENCED = "pending", "open", "succeeded", "failed", "fenced"
-GLYPH = {PENDING: "·", OPEN: "○", SUCCEEDED: "✓", FAILED: "✗", FENCED: "⊘"}
+CASE = "case"  # an attempt waiting for a person (engine/cases.py)
+GLYPH = {PENDING: "·", OPEN: "○", SUCCEEDED: "✓", FAILED: "✗", FENCED: "⊘", CASE: "◇"}
 
 
 class TreeLine(NamedTuple):
@@ -103,7 +105,10 @@ def _attempt(a: Attempt, depth: int) -> TreeLine:
         return TreeLine(depth, "attempt", a.id, label, FENCED if fenced else _settled(a.outcome),
                         a.detail)  # fmt: skip
     if a.unresolved:
-        return TreeLine(depth, "attempt", a.id, label, OPEN, "waiting for a person")
+        note = f"a case: the {a.performer} could not say whether it acted"
+        return TreeLine(depth, "attempt", a.id, label, CASE, note)
+    if a.case is not None:
+        return TreeLine(depth, "attempt", a.id, label, CASE, "a case on the Board's queue")
     if not a.claimed:
         return TreeLine(depth, "attempt", a.id, label, PENDING, "admitted, not claimed")
     return TreeLine(depth, "attempt", a.id, label, OPEN, f"claimed, token {a.token}")

@@ -20,8 +20,11 @@ from rich.text import Text
 from textual.widgets import Static
 
 from hale_runtime.tui.genome import Stepper
-from hale_runtime.tui.model import DebugModel, is_failure
-from hale_runtime.tui.tree import GLYPH, TreeLine
+from hale_runtime.tui.model import DebugModel, row_mark
+from hale_runtime.tui.tree import CASE, FENCED, GLYPH, TreeLine
+
+# the record pane's mark of a row by what it is about (model.row_mark)
+MARKS = {"": " ", "failure": "✗", "case": GLYPH[CASE], "fence": GLYPH[FENCED]}
 
 MAX_BODY = 1200
 
@@ -36,12 +39,15 @@ class Timeline(Static):
     pane cuts the line: the row pane repeats the whole of it)."""
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
-        "timeline--cursor", "timeline--failure", "timeline--break"
+        "timeline--cursor", "timeline--failure", "timeline--break", "timeline--case",
+        "timeline--fence",
     }  # fmt: skip
     DEFAULT_CSS = """
     Timeline { height: 1fr; text-wrap: nowrap; text-overflow: ellipsis; }
     Timeline .timeline--cursor { text-style: reverse bold; }
     Timeline .timeline--failure { color: $error; }
+    Timeline .timeline--case { color: $accent; text-style: bold; }
+    Timeline .timeline--fence { color: $warning; text-style: italic; }
     Timeline .timeline--break { color: $warning; text-style: bold; }
     """
 
@@ -58,16 +64,16 @@ class Timeline(Static):
             self.top = m.pos - height // 2  # re-centred: the rows before show the past
         self.top = max(0, min(self.top, max(len(m.visible) - height, 0)))
         cursor = self.get_component_rich_style("timeline--cursor")
-        failure = self.get_component_rich_style("timeline--failure")
         mark = self.get_component_rich_style("timeline--break")
+        styles = {k: self.get_component_rich_style(f"timeline--{k}") for k in MARKS if k}
         text = Text(no_wrap=True, overflow="ellipsis")
         digits = len(str(m.rows[-1].seq)) if m.rows else 1
         for p in range(self.top, min(self.top + height, len(m.visible))):
             row = m.rows[m.visible[p]]
-            bp, bad = m.on_breakpoint(row), is_failure(row)
-            flag = ("●" if bp else " ") + ("✗" if bad else " ")
+            bp, about = m.on_breakpoint(row), row_mark(row)
+            flag = ("●" if bp else " ") + MARKS[about]
             line = f"{flag} {row.seq:>{digits}} {row.kind} {row.key} {clock_text(row.at)} {row.who}"
-            style = cursor if p == m.pos else (mark if bp else (failure if bad else ""))
+            style = cursor if p == m.pos else (mark if bp else styles.get(about, ""))
             text.append(line[: max(self.size.width, 1)], style=style)
             text.append("\n")
         if not m.visible:
@@ -83,7 +89,7 @@ class TreeView(Static):
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
         "tree--pending", "tree--open", "tree--succeeded", "tree--failed", "tree--fenced",
-        "tree--here",
+        "tree--case", "tree--here",
     }  # fmt: skip
     DEFAULT_CSS = """
     TreeView { height: 1fr; text-wrap: nowrap; text-overflow: ellipsis; }
@@ -92,6 +98,7 @@ class TreeView(Static):
     TreeView .tree--succeeded { color: $success; }
     TreeView .tree--failed { color: $error; text-style: bold; }
     TreeView .tree--fenced { color: $warning; text-style: italic; }
+    TreeView .tree--case { color: $accent; text-style: bold; }
     TreeView .tree--here { text-style: reverse; }
     """
 

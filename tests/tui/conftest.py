@@ -29,3 +29,8 @@ def scheduler():
     from hale_runtime.tui.genome import load_scheduler
 
     return load_scheduler(None)
+
+
+@pytest.fixture(scope="session")
+def case_rows(tmp_path_factory: pytest.TempPathFactory) -> list:
+    return Record.open(scenario.cases(tmp_path_factory.mktemp("tui") / "cases")).rows()

@@ -5,7 +5,8 @@ t2 failed (both attempts of its first leaf fail, its second step never
 starts), t3 cancelled while its leaf is out (fenced), then a schedule
 `hourly` of `slow` declared through the Scheduler locus and ticked: t4
 admitted at 01:00, skipped at 02:00 while t4 is out, and at 05:00 the
-occurrences of 03:00 and 04:00 missed and 05:00 skipped.
+occurrences of 03:00 and 04:00 missed and 05:00 skipped. `cases(root)`
+builds another: cases waiting for a person.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from hale_runtime.performers import (
     hookimpl,
     plugin_manager,
 )
+from hale_runtime.performers import Unsure as UnsureAnswer
 from hale_runtime.record import Record
 
 HOUR = 3_600_000
@@ -165,6 +167,51 @@ def nested(root: Path) -> Path:
     clock.advance(60_000)
     assert e.cancel("t1", by="board") == ""
     e.pump()
+    return root
+
+
+class Unsure:
+    """A `service` whose call is sent and never answered: it cannot say."""
+
+    kind = "service"
+
+    @hookimpl
+    def hale_performers(self) -> list:
+        return [self]
+
+    def offers(self, capability: str) -> bool:
+        return capability == "analysis"
+
+    def deliver(self, w, ctx):
+        return UnsureAnswer("the call to http://bank.example/feed was sent and never answered")
+
+    def reconcile(self, w, ctx):
+        return Reconciled(NOT_ACTED)
+
+
+def case_definitions(c) -> None:
+    assert c.define("close-month", 1, "record record", "close the month") == ""
+    assert c.leaf("close-month", 1, 0, "reconcile", work("reconcile the bank feed", "analysis"),
+                  2) == ""  # fmt: skip
+    assert c.leaf("close-month", 1, 1, "post", work("post the journal entries", "human"), 1) == ""
+
+
+def cases(root: Path) -> Path:
+    """t1 close-month: its reconcile reaches the service, which cannot say
+    (effect.unresolved); a person resolves it succeeded, and its post is a
+    case on the Board's queue. t2: its reconcile waits for a person."""
+    e, clock = engine_in(root, {})
+    e.performers = Performers(plugin_manager(Unsure(), entry_points=False))
+    catalog = catalog_of(case_definitions)
+    for n in (1, 2):
+        clock.advance(60_000)
+        e.admit(catalog.bind("close-month"), f"ask-{n}", "leader")
+        e.pump()
+        if n == 1:
+            clock.advance(60_000)
+            e.inbox.append(("t1/wf1/s0/reconcile/a0", "service",
+                            Answer(SUCCEEDED, "the bank feed shows it", resolved_by="ann@desk")))  # fmt: skip
+            e.pump()
     return root
 
 

@@ -216,3 +216,24 @@ def test_a_child_execution_in_the_tree_as_it_is_fenced(tmp_path):
     assert end["t1/wf1/s1"] == "pending"  # never started
     m.goto(0)
     assert states(m.tree())["t1/wf1/s0"] == "pending"  # and back to the start
+
+
+def test_cases_and_fences_have_marks_of_their_own(rows, case_rows):
+    from hale_runtime.tui.model import row_mark
+
+    marks = {(r.kind, r.key): row_mark(r) for r in case_rows}
+    assert marks[("board.case", "t1/wf1/s1/post/a0")] == "case"
+    assert marks[("effect.unresolved", "t2/wf1/s0/reconcile/a0")] == "case"
+    assert marks[("attempt.outcome", "t1/wf1/s0/reconcile/a0")] == ""  # resolved succeeded
+    fenced = {(r.kind, r.key): row_mark(r) for r in rows if r.key.startswith("t3")}
+    assert fenced[("workflow.cancelled", "t3")] == "fence"
+    assert fenced[("attempt.outcome", "t3/wf1/s0/p/a0")] == "fence"
+    assert fenced[("workflow.settled", "t3")] == "fence"
+    failed = [r for r in rows if r.kind == "attempt.outcome" and r.key == "t2/wf1/s0/f/a0"]
+    assert row_mark(failed[0]) == "failure"
+    m = DebugModel(case_rows, task="t1")
+    m.goto(11)  # the board.case row
+    assert states(m.tree())["t1/wf1/s1/post/a0"] == "case"
+    assert states(m.tree())["t1/wf1/s0/reconcile/a0"] == "succeeded"
+    m.goto(5)  # the effect.unresolved row of t1, before the person resolved it
+    assert states(m.tree())["t1/wf1/s0/reconcile/a0"] == "case"

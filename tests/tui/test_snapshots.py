@@ -50,3 +50,12 @@ def test_monochrome(rows, snap_compare, monkeypatch):
     """NO_COLOR: states still read by their glyphs, the cursor by reverse video."""
     monkeypatch.setenv("NO_COLOR", "1")
     assert snap_compare(app_at(rows, 33, "t3"), terminal_size=SIZE)
+
+
+def test_a_case_on_the_boards_queue(case_rows, snap_compare):
+    """◇ in the tree and beside the rows: the post handed to a person."""
+    assert snap_compare(app_at(case_rows, 12, "t1"), terminal_size=SIZE)
+
+
+def test_an_effect_nobody_could_vouch_for_is_a_case(case_rows, snap_compare):
+    assert snap_compare(app_at(case_rows, 18, "t2"), terminal_size=SIZE)
