@@ -1,4 +1,5 @@
-"""Helpers the catalog tests share: the part of a listing that is not the baseline's."""
+"""Helpers the catalog tests share: the part of a listing that is not the
+baseline's, and the seed's own close-month (the spine's tests run it too)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,17 @@ def own_source(body: str) -> str:
 
 
 LAST_BASELINE = "body-provision@1"
+
+# the body of own_workflows in the spine seed: close-month, reconcile then post
+CLOSE_MONTH = """
+let d = catalog.define("close-month", 1, "record record", "close the month");
+if len(d) > 0 { return d; }
+let a = catalog.leaf("close-month", 1, 0, "reconcile", dna::WorkRequest { objective: "reconcile the bank feed", requires: "analysis" }, 2);
+if len(a) > 0 { return a; }
+let b = catalog.leaf("close-month", 1, 1, "post", dna::WorkRequest { objective: "post the journal entries", requires: "human" }, 1);
+if len(b) > 0 { return b; }
+return catalog.occurs("close-month", 1, "skip", "period");
+"""
 
 
 def own_part(out: str) -> str:

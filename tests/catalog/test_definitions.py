@@ -4,17 +4,7 @@ from __future__ import annotations
 
 import json
 
-from catalog_helpers import own_part
-
-CLOSE_MONTH = """
-let d = catalog.define("close-month", 1, "record record", "close the month");
-if len(d) > 0 { return d; }
-let a = catalog.leaf("close-month", 1, 0, "reconcile", dna::WorkRequest { objective: "reconcile the bank feed", requires: "analysis" }, 2);
-if len(a) > 0 { return a; }
-let b = catalog.leaf("close-month", 1, 1, "post", dna::WorkRequest { objective: "post the journal entries", requires: "human" }, 1);
-if len(b) > 0 { return b; }
-return catalog.occurs("close-month", 1, "skip", "period");
-"""
+from catalog_helpers import CLOSE_MONTH, own_part
 
 
 def test_new_project_lists_the_baseline(project, snapshot):

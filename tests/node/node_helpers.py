@@ -10,11 +10,13 @@ process with short timings, and finds its fence and organization through
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 HALE = [str(Path(sys.executable).parent / "hale")]
@@ -173,3 +175,28 @@ def make_dna_forge(tmp: Path) -> tuple[Path, Path]:
     sh(src, "git", "push", "-q", "origin", "refs/dna/record:refs/dna/record",
        "refs/dna/receipts/*:refs/dna/receipts/*")  # fmt: skip
     return forge, src
+
+
+@contextlib.contextmanager
+def started_nodes() -> Iterator[Callable[..., Node]]:
+    """start(cwd, verb="dev", env=None): a node process; on leaving, every node
+    started is killed with the fence and organization it started."""
+    started: list[Node] = []
+
+    def start(cwd: Path, verb: str = "dev", env: dict[str, str] | None = None) -> Node:
+        node = Node(cwd, verb, env)
+        started.append(node)
+        return node
+
+    try:
+        yield start
+    finally:
+        for node in started:
+            pids = children_of(node.proc.pid).values()
+            node.kill()
+            for pid in pids:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.kill(pid, signal.SIGCONT)
+                    os.killpg(pid, signal.SIGKILL)
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.kill(pid, signal.SIGKILL)

@@ -11,13 +11,14 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "node"))
-from node_helpers import Node, clone  # noqa: E402
-from spine_helpers import make_forge, stop_all  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "catalog"))
+from node_helpers import Node, clone, started_nodes  # noqa: E402
+from spine_helpers import forge_with_close_month  # noqa: E402
 
 
 @pytest.fixture
 def forge(tmp_path: Path) -> Path:
-    return make_forge(tmp_path)
+    return forge_with_close_month(tmp_path)
 
 
 @pytest.fixture
@@ -28,12 +29,5 @@ def make_clone(tmp_path: Path, forge: Path) -> Callable[[str], Path]:
 @pytest.fixture
 def nodes() -> Iterator[Callable[..., Node]]:
     """nodes(cwd, verb="dev", env=None): a node process, killed with its children at the end."""
-    started: list[Node] = []
-
-    def start(cwd: Path, verb: str = "dev", env: dict[str, str] | None = None) -> Node:
-        node = Node(cwd, verb, env)
-        started.append(node)
-        return node
-
-    yield start
-    stop_all(started)
+    with started_nodes() as start:
+        yield start

@@ -82,29 +82,25 @@ def refused_resolve(a, why: str) -> None:
     assert done.returncode == 1 and done.stderr == f"hale: attempt {A0} {why}\n"
 
 
-def test_a_service_that_acted_answers_from_its_own_record(make_clone, nodes, endpoint):
+@pytest.mark.parametrize(
+    ("point", "redelivered", "detail"),
+    [
+        ("after", [], "reconciled 12 entries (from its journal)"),  # it acted: its answer
+        ("before", [A0], "reconciled 12 entries"),  # it did not act: delivered again
+    ],
+)
+def test_a_service_that_acted_or_did_not_says_so(make_clone, nodes, endpoint, point,
+                                                 redelivered, detail):  # fmt: skip
     a = make_clone("a")
     env = {"HALE_DNA_SERVICE_URL": endpoint.url}
-    crash_then_restart(nodes, a, env, ("after:60", lambda: rows(a, "effect.called", A0)))
+    seen = {"after": "effect.called", "before": "attempt.claimed"}[point]
+    crash_then_restart(nodes, a, env, (f"{point}:60", lambda: rows(a, seen, A0)))
     outcome = wait_row(a, "attempt.outcome", A0)
-    assert outcome.body == {"outcome": "succeeded", "performer": "service",
-                            "detail": "reconciled 12 entries (from its journal)"}  # fmt: skip
-    assert endpoint.calls[A0] == 1
-    assert rows(a, "effect.redelivered") == rows(a, "effect.unresolved") == []
+    assert outcome.body == {"outcome": "succeeded", "performer": "service", "detail": detail}
+    assert endpoint.calls[A0] == 1  # called once, whatever the crash
+    assert [r.key for r in rows(a, "effect.redelivered")] == redelivered
+    assert rows(a, "effect.unresolved") == []
     wait_row(a, "board.case", POST)  # the execution went on
-    refused_resolve(a, "already has its outcome: succeeded")
-
-
-def test_a_service_that_did_not_act_is_delivered_again(make_clone, nodes, endpoint):
-    a = make_clone("a")
-    env = {"HALE_DNA_SERVICE_URL": endpoint.url}
-    crash_then_restart(nodes, a, env, ("before:60", lambda: rows(a, "attempt.claimed", A0)))
-    outcome = wait_row(a, "attempt.outcome", A0)
-    assert outcome.body == {"outcome": "succeeded", "performer": "service",
-                            "detail": "reconciled 12 entries"}  # fmt: skip
-    assert [r.key for r in rows(a, "effect.redelivered")] == [A0]
-    assert endpoint.calls[A0] == 1 and rows(a, "effect.unresolved") == []
-    wait_row(a, "board.case", POST)
     refused_resolve(a, "already has its outcome: succeeded")
 
 
