@@ -7,7 +7,9 @@
 - person: hands a case on the Board's queue (`board.case`) and answers when
   the person does. After a crash the case in the record says it acted.
 - agent: one model call answers the objective; model-backed.
-- service: a local analysis service, answering without a model.
+- service: a local analysis service, answering without a model (the HTTP
+  service, http_service.py, takes its place when HALE_DNA_SERVICE_URL names
+  an endpoint).
 
 Model-backed work passes the Budget gate first, makes no call whose known
 price is past its grant, and says what it called; after a crash a call in
