@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from hale_runtime.asks.leader import Ask, Brief, Decision, decide, parse, prompt
-from hale_runtime.engine.engine import check_inputs
+from hale_runtime.engine.plan import check_inputs
 from hale_runtime.memory import Fenced, Grant
 from hale_runtime.owners import filled_position
 from hale_runtime.performers import ModelCall, ModelProvider

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from hale_runtime.engine import ids
 from hale_runtime.engine.budget import Budget, BudgetPolicy
-from hale_runtime.engine.plan import BoundLike, Plan, plan_of
+from hale_runtime.engine.plan import BoundLike, Plan, check_inputs, plan_of
 from hale_runtime.engine.state import CANCELLED, SUCCEEDED, Attempt, State, Step, Task, Unit
 from hale_runtime.errors import one_line
 from hale_runtime.memory import Fenced, MemoryFailed
@@ -596,20 +596,3 @@ def _why(t: Task, step: Step) -> str:
     if failed:
         return f"step {step.index} failed: {', '.join(failed)}"
     return "a step above it failed"
-
-
-def check_inputs(definition: BoundLike | Plan, inputs: dict[str, str] | None) -> str:
-    """Why `inputs` do not fit what the definition takes, or ""."""
-    if isinstance(definition, Plan):
-        return ""
-    d = definition.definition
-    takes = tuple(getattr(d, "inputs", ()) or ())
-    given = inputs or {}
-    missing = [n for n in takes if n not in given]
-    extra = sorted(n for n in given if n not in takes)
-    name = f"{d.id}@{d.rev}"
-    if missing:
-        return f"workflow {name} takes {', '.join(missing)}, which the ask lacks"
-    if extra:
-        return f"workflow {name} takes no input {', '.join(extra)}"
-    return ""

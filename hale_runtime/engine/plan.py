@@ -8,7 +8,8 @@ step names its store and its members: a leaf (objective with the inputs
 filled in, requires words, attempts) or a child (the child's own plan).
 
 `plan_of` accepts the catalog's `Bound`, or anything shaped like it (see
-`BoundLike`), so tests and tools can build definitions in Python.
+`BoundLike`), so tests and tools can build definitions in Python;
+`check_inputs` says why the inputs an ask gives do not fit the definition.
 """
 
 from __future__ import annotations
@@ -116,3 +117,20 @@ def plan_of(bound: BoundLike) -> Plan:
                 members.append(ChildPlan(m.key, plan_of(bound.child(step.index, m.key))))
         steps.append(StepPlan(step.store, tuple(members)))
     return Plan(d.id, d.rev, d.summary, tuple(steps))
+
+
+def check_inputs(definition: BoundLike | Plan, inputs: dict[str, str] | None) -> str:
+    """Why `inputs` do not fit what the definition takes, or ""."""
+    if isinstance(definition, Plan):
+        return ""
+    d = definition.definition
+    takes = tuple(getattr(d, "inputs", ()) or ())
+    given = inputs or {}
+    missing = [n for n in takes if n not in given]
+    extra = sorted(n for n in given if n not in takes)
+    name = f"{d.id}@{d.rev}"
+    if missing:
+        return f"workflow {name} takes {', '.join(missing)}, which the ask lacks"
+    if extra:
+        return f"workflow {name} takes no input {', '.join(extra)}"
+    return ""
