@@ -200,10 +200,10 @@ def release() -> None:
 @click.option("--note", default="", help="what was set up, for whoever reads the record")
 def provision(host: str | None, note: str) -> None:
     """Record that you provisioned HOST for a body (without HOST: the hosts provisioned)."""
+    from hale_runtime.cli.organism import sync_quietly
     from hale_runtime.node import provision as hosts
     from hale_runtime.node.lease import OWNER_ENV
     from hale_runtime.record import Record
-    from hale_runtime.cli.organism import sync_quietly
 
     record = Record.open(_root())
     sync_quietly(record)

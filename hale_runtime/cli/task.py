@@ -66,17 +66,14 @@ def create(objective: str, judgment: bool, to: str, target: str) -> None:
 @click.argument("task_id", metavar="TASK")
 def cancel(task_id: str) -> None:
     """Ask the organization to cancel root TASK, fencing everything below it."""
+    from hale_runtime.cli.organism import answer_wait_s, organism_running, sync_quietly, wait_for
     from hale_runtime.engine import cancel as cancels
-    from hale_runtime.project import NotAProject, find_root
-    from hale_runtime.record import Record, RecordError
-    from hale_runtime.schedules.ask import answer_wait_s, organism_running, sync_quietly, wait_for
+    from hale_runtime.project import find_root
+    from hale_runtime.record import Record
 
-    try:
-        root = find_root()
-        record = Record.open(root)
-        row = cancels.request(record, task_id)
-    except (NotAProject, RecordError) as error:
-        fail(str(error))
+    root = find_root()
+    record = Record.open(root)
+    row = cancels.request(record, task_id)
     sync_quietly(record)
     if not organism_running(root):
         click.echo(
