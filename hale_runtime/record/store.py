@@ -126,6 +126,17 @@ def write_blob(repo: pygit2.Repository, data: bytes, durable: bool = True) -> py
     return pygit2.Oid(raw=blob)
 
 
+def commit_signature(who: str, at_ms: int) -> pygit2.Signature:
+    """The commit's author: the writer's name as git takes it. git strips some
+    characters from a name's ends (`:` `.` `,` `;` `<` `>` quotes) and refuses what
+    is left empty, so a writer named only by those (any writer may name itself
+    anything) signs as `hale`: the row's own `who` is what counts."""
+    try:
+        return pygit2.Signature(who or "hale", "record@hale", at_ms // 1000, 0)
+    except (pygit2.GitError, ValueError):
+        return pygit2.Signature("hale", "record@hale", at_ms // 1000, 0)
+
+
 def write_commit(
     repo: pygit2.Repository,
     parent: pygit2.Oid | None,
@@ -135,7 +146,7 @@ def write_commit(
     durable: bool = True,
 ) -> pygit2.Oid:
     """Blob, tree and commit for one batch of rows, durable when asked; no ref moves."""
-    sig = pygit2.Signature(who or "hale", "record@hale", at_ms // 1000, 0)
+    sig = commit_signature(who, at_ms)
     rows = text.count("\n")
     message = f"{rows} row(s)\n"
     folder = loose.objects_dir(repo)

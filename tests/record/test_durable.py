@@ -193,7 +193,7 @@ def test_the_objects_written_are_the_ones_libgit2_writes(
     text = "".join(t + "\n" for t in texts)
     parent = store.write_commit(repo, None, "root\n", "x", 0) if with_parent else None
     ours = store.write_commit(repo, parent, text, who, at)
-    sig = pygit2.Signature(who or "hale", "record@hale", at // 1000, 0)
+    sig = store.commit_signature(who, at)
     theirs = store._write_commit_libgit2(repo, parent, text, sig, f"{len(texts)} row(s)\n")
     assert ours == theirs
     assert store.commit_rows(repo, ours, "test") == (str(parent) if parent else None, text)
