@@ -4,12 +4,38 @@ backend in turn."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from pg import fresh_database, shared_postgres
 
 from hale_runtime.memory import open_memory
+
+
+@pytest.fixture(scope="session", autouse=True)
+def session_key(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """One signing key for the session's writers (made once, as hale makes its own),
+    and one person running the tests: the identity `hale dna new` makes genesis and
+    the one the tests' writers name (`org@box:…`), so the session key proves it.
+    Set for the whole session, so session fixtures never touch the user's own keys."""
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    path = tmp_path_factory.mktemp("keys") / "id_ed25519"
+    private = Ed25519PrivateKey.generate().private_bytes(
+        serialization.Encoding.PEM,
+        serialization.PrivateFormat.OpenSSH,
+        serialization.NoEncryption(),
+    )
+    path.write_bytes(private)
+    path.chmod(0o600)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("HALE_DNA_KEY", str(path))
+        patch.setenv("LOGNAME", "org")
+        patch.setenv("USER", "org")
+        patch.delenv("XDG_CONFIG_HOME", raising=False)
+        yield path
 
 
 @pytest.fixture(autouse=True)

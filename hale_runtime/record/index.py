@@ -35,11 +35,15 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from hale_runtime.record import kinds
+from hale_runtime.record import kinds, signing, trust
 from hale_runtime.record.errors import RecordError
 from hale_runtime.record.row import Row, canonical
+from hale_runtime.record.signing import SIGNED
 
-TABLE = hashlib.sha256(Path(kinds.__file__).read_bytes()).hexdigest()[:16]
+# the verdicts the index keeps are those of the table of kinds and of the rules of authority
+TABLE = hashlib.sha256(
+    b"".join(Path(m.__file__).read_bytes() for m in (kinds, trust, signing))
+).hexdigest()[:16]
 VERSION = f"hale-record-index 2 {TABLE}"
 NAME = "record.index"
 BUSY_MS = 30_000
@@ -183,15 +187,19 @@ class Index:
         kinds: Sequence[str] | None = None,
         ranges: Sequence[tuple[str, str | None]] = (),
         poison: bool = False,
+        signatures: bool = False,
     ) -> Iterator[Row]:
         """Rows with since < seq <= upto in chain order; only `kinds` when given,
         only keys within one of `ranges` ([low, high), high None: no bound above);
-        rows that do not fit their kind only when `poison`.
+        rows that do not fit their kind only when `poison`, signature rows only
+        when `signatures` (or `kinds` names them).
 
         Each key range is its own search of the key index (SQLite answers an
         OR of ranges, or a range beside a seq bound, by scanning every row),
         merged back into chain order."""
         fits = [] if poison else ["poison IS NULL"]
+        if kinds is None and not signatures:
+            fits.append(f"kind != '{SIGNED}'")  # a batch's signature: read when asked
         if not ranges:
             return self._scan("rows", ["seq > ?", "seq <= ?", *fits], [since, upto], kinds)
         searches = []

@@ -338,8 +338,9 @@ BODY_CLAIMED = kind(
     "body.claimed",
     ID,
     {},
-    {"holder": ID, "token": INT, "until": INT, "from": maybe(TEXT), "forced": BOOL},
-)
+    {"holder": ID, "token": INT, "until": INT, "from": maybe(TEXT), "forced": BOOL,
+     "owner": maybe(ID)},
+)  # fmt: skip
 BODY_RELEASED = kind("body.released", ID, {}, {"holder": ID, "token": INT})
 BODY_PROVISIONED = kind(
     "body.provisioned",
@@ -402,6 +403,20 @@ ORG_REVIEWED = kind("org.reviewed", ID, {}, {"proposal": maybe(TEXT), "signals":
 
 # the record's own
 ROW_QUARANTINED = kind("row.quarantined", ID, {"kind": TEXT, "why": TEXT})
+
+# authority (record/signing.py, record/trust.py): a batch's signature, keys bound to identities
+SIGNATURE_IDS = 4_096  # ids one row.signed lists; a longer batch is signed in chunks
+ROW_SIGNED = kind(
+    "row.signed",
+    ID,
+    {"ids": list_of(ID, SIGNATURE_IDS), "public": TEXT, "record": TEXT, "sig": TEXT},
+)
+KEY_REGISTERED = kind(
+    "key.registered",
+    ID,
+    {"identity": ID, "public": TEXT, "bound": one_of("genesis", "endorsed", "self")},
+)
+KEY_REVOKED = kind("key.revoked", ID, {}, {"identity": ID, "why": TEXT})
 ROW_UNREADABLE = "row.unreadable"  # what the record calls a line that is no row (never written)
 
 

@@ -43,11 +43,16 @@ from hale_runtime import durability
 from hale_runtime.gc_pause import collector_paused
 from hale_runtime.record import kinds as row_kinds
 from hale_runtime.record import loose, receipts, store
+from hale_runtime.record.authority import Authority, written
 from hale_runtime.record.errors import RecordError, RowRefused
 from hale_runtime.record.identity import Clock, clone_id, default_who, wall_clock
 from hale_runtime.record.index import Commit, Index, IndexFailed, key_ranges, prefix_range
 from hale_runtime.record.journal import Journal
+from hale_runtime.record.keys import SigningKey
 from hale_runtime.record.row import Row, decode_line, new_row, read_line
+from hale_runtime.record.signing import SIGNED
+from hale_runtime.record.trust import STATE_KINDS as TRUST_STATE
+from hale_runtime.record.trust import Trust
 
 if TYPE_CHECKING:
     from hale_runtime.record.sync import SyncReport
@@ -69,9 +74,15 @@ class Record:
     """Append-only rows under `refs/dna/record` of one git repository."""
 
     def __init__(
-        self, repo: pygit2.Repository, *, clock: Clock | None = None, who: str | None = None
+        self,
+        repo: pygit2.Repository,
+        *,
+        clock: Clock | None = None,
+        who: str | None = None,
+        sign: SigningKey | None | bool = True,
     ):
         self.repo = repo
+        self._authority = Authority(sign)  # signs appends, judges what joins (authority.py)
         self.clock: Clock = clock or wall_clock
         self.clone = clone_id(repo)
         self.who = who or default_who(self.clone)
@@ -94,13 +105,18 @@ class Record:
 
     @classmethod
     def open(
-        cls, path: str | Path, *, clock: Clock | None = None, who: str | None = None
+        cls,
+        path: str | Path,
+        *,
+        clock: Clock | None = None,
+        who: str | None = None,
+        sign: SigningKey | None | bool = True,
     ) -> Record:
         """The record of the git repository at or above `path`."""
         gitdir = pygit2.discover_repository(str(path))
         if gitdir is None:
             raise RecordError(f"{path} is not in a git repository, where the record lives")
-        return cls(pygit2.Repository(gitdir), clock=clock, who=who)
+        return cls(pygit2.Repository(gitdir), clock=clock, who=who, sign=sign)
 
     # ---- reading -------------------------------------------------------------
 
@@ -112,6 +128,7 @@ class Record:
         stamped_only: bool = False,
         key: str | None = None,
         poison: bool = False,
+        signatures: bool = False,
     ) -> list[Row]:
         """Rows after cursor `since` (a seq), in chain order, optionally filtered:
         by kind, by the text a key starts with, or by one exact key; rows that
@@ -121,7 +138,9 @@ class Record:
             ranges.append((key, key + "\x00"))
         elif key_prefix:
             ranges.append(prefix_range(key_prefix))
-        return list(self.scan(since, kind, ranges, stamped_only, poison=poison))
+        return list(
+            self.scan(since, kind, ranges, stamped_only, poison=poison, signatures=signatures)
+        )
 
     def under(
         self,
@@ -143,10 +162,13 @@ class Record:
         stamped_only: bool = False,
         until: int | None = None,
         poison: bool = False,
+        signatures: bool = False,
     ) -> Iterator[Row]:
         """Rows after `since` (and up to `until`) in chain order, yielded as read
         (a fold over a long record holds one chunk at a time); `ranges` are
-        [low, high) of keys; rows that do not fit their kind only when `poison`."""
+        [low, high) of keys. The rows that do not fit their kind or were refused
+        only with `poison`; a batch's signature rows only with `signatures` (or
+        when `kind` names them)."""
         self.refresh()
         kinds = None if kind is None else ([kind] if isinstance(kind, str) else list(kind))
         end = self.stamped_count() if stamped_only else self._count_rows()
@@ -154,12 +176,16 @@ class Record:
             end = min(end, until)
         base_rows = self._base[1]
         if since < base_rows and self._index is not None:
-            yield from self._index.scan(since, min(end, base_rows), kinds, ranges, poison)
+            yield from self._index.scan(
+                since, min(end, base_rows), kinds, ranges, poison, signatures
+            )
         first = max(since, base_rows) - base_rows
         tail = self._rows[first : max(end - base_rows, 0)]
         if self._poison and not poison:
             bad = self._poison
             tail = [r for r in tail if r.id not in bad]
+        if kinds is None and not signatures:
+            tail = [r for r in tail if r.kind != SIGNED]
         if kinds is not None:
             wanted = set(kinds)
             tail = [r for r in tail if r.kind in wanted]
@@ -244,6 +270,37 @@ class Record:
             return "origin"
         return names[0] if names else None
 
+    # ---- authority -----------------------------------------------------------
+
+    @property
+    def trust(self) -> Trust:
+        """Who may write what, as the chain stands at its tip (trust.py)."""
+        self.refresh()
+        return self.trust_now()
+
+    def trust_now(self) -> Trust:
+        """The fold at the chain as held (made from the index and tail when needed)."""
+        stored: Iterable[Row] = ()
+        if self._index is not None and self._base[1]:
+            stored = self._index.scan(0, self._base[1], list(TRUST_STATE))
+        return self._authority.made(stored, self._rows, self._poison)
+
+    @property
+    def signer(self) -> SigningKey | None:
+        """The key this record signs its appends with (None: they go unsigned)."""
+        return self._authority.signer
+
+    @property
+    def unsigned_why(self) -> str:
+        """Why this record's appends go unsigned ("" while they are signed)."""
+        return "" if self.signer is not None else self._authority.unsigned_why
+
+    def judge(self, kind: str, key: str, body: dict[str, Any]) -> str:
+        """Why a row this writer would append now is refused ("" when it would stand)."""
+        row, _ = new_row(kind, key, body, self.who, self.clock(), self.clone)
+        why = self.trust.judge(row, self._authority.proof())
+        return f"refused: {why}" if why else ""
+
     # ---- writing -------------------------------------------------------------
 
     def append(self, kind: str, key: str, body: dict[str, Any]) -> Row:
@@ -277,6 +334,13 @@ class Record:
                 out, new = self._place(fresh)
                 if not new:
                     return out
+                batch, signatures = self._authority.seal(
+                    self.trust_now(), new, self.who, at, self.clone
+                )
+                lines.update(signatures)
+                if len(batch) != len(new):
+                    new, placed = written(batch, self._count_rows())
+                    out = [placed.get(r.id, r) for r in out]
                 text = "".join([lines[r.id] + "\n" for r in new])
                 oid = store.write_commit(self.repo, tip, text, self.who, at, durable=False)
                 store.pause_for_tests(oid, store.PAUSE_ENV)
@@ -350,7 +414,7 @@ class Record:
         """The rows of the commits after the one at `position` (None: every row),
         poison included."""
         since = self.rows_through(position) if position is not None else 0
-        return list(self.scan(since, poison=True))
+        return list(self.scan(since, poison=True, signatures=True))
 
     def rows_through(self, position: int) -> int:
         """How many rows the chain holds up to and including the commit at `position`."""
@@ -469,6 +533,7 @@ class Record:
         """Forget the chain and read the index afresh."""
         self._commits, self._pos, self._ends, self._rows, self._ids = [], {}, [], [], {}
         self._poison = {}
+        self._authority.forget()
         if self._index is not None:
             self._index.close()
         self._load()
@@ -494,6 +559,7 @@ class Record:
             for commit in self._commits[t:]:
                 del self._pos[commit[0]]
             del self._rows[kept_rows:], self._commits[t:], self._ends[t:]
+        self._authority.forget()
         last_hex = self._commits[-1][0] if self._commits else self._base[2]
         self._tip = pygit2.Oid(hex=last_hex) if last_hex else None
 
@@ -521,6 +587,10 @@ class Record:
                 why = row_kinds.check_row(*row[:6])
                 if why:
                     self._poison[row.id] = why
+        if checked:
+            self._authority.took(self._authority.trust, new)
+        else:
+            self._authority.join(self.trust_now, new, self._poison)
         self._rows.extend(new)
         self._ends.append(self._count_rows())
 

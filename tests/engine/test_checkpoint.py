@@ -107,7 +107,8 @@ def test_a_checkpoint_and_the_tail_fold_to_the_full_fold(made: Path, data: st.Da
     rows = record.rows()
     at = data.draw(st.integers(0, len(rows)), label="checkpoint at row")
     head = fold(rows[:at])
-    snap = head.snapshot(lambda root: record.under(root, "/.", until=at))
+    upto = rows[at - 1].seq if at else 0  # seqs have gaps: a batch's signature row is read apart
+    snap = head.snapshot(lambda root: record.under(root, "/.", until=upto))
     snap = marshal.loads(marshal.dumps(snap))  # what a file holds
     resumed = fold(rows[at:], State.restore(Budget(POLICY), snap))
     assert describe(resumed) == describe(fold(rows))

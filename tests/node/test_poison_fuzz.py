@@ -85,7 +85,7 @@ def running(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Running]:
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("HALE_DNA_MEMORY", str(memory))
         open_memory(memory).migrate()
-        asker = Record.open(root, who="ann@desk:c0ffee00")
+        asker = Record.open(root, who="org@desk:c0ffee00")  # the tests' one person: genesis
         asker.append(k.INTENT_REQUESTED, "i-000000000001", {"objective": "tidy the readme"})
         asker.append(k.INTENT_REQUESTED, "i-000000000002", {"objective": "judge", "judgment": True})
         terms = Terms("nightly", 0, "0 2 * * *", "optimize-walk", "{}", "position:leader")

@@ -31,10 +31,10 @@ def test_rows_travel_and_are_stamped_once_the_remote_holds_them(
     a, b = open_clone(make_clone("a")), open_clone(make_clone("b"))
     a.append_many([("claim.taken", "plan/i7", {"token": 1}), ("claim.released", "plan/i7", {})])
     assert a.rows(stamped_only=True) == [] and a.cursor(stamped_only=True) == 0
-    report = a.sync()
-    assert (report.remote, report.sent, report.received) == ("origin", 2, 0)
-    assert a.stamped_count() == 2
-    assert b.sync().received == 2
+    report = a.sync()  # the two rows, after their batch's signature row
+    assert (report.remote, report.sent, report.received) == ("origin", 3, 0)
+    assert a.stamped_count() == 3
+    assert b.sync().received == 3
     assert ids(b) == ids(a) == ids(b, stamped_only=True)
     remote_tip = pygit2.Repository(str(remote)).references[RECORD_REF].target
     assert a.repo.references[tracking_ref("origin")].target == remote_tip
@@ -78,7 +78,7 @@ def test_a_rejected_push_is_detected(make_clone: Callable[[str], Path]) -> None:
     a.append("x.a", "1", {})
     a.sync()
     stale = b.append("x.b", "1", {})
-    assert stale.seq == 1
+    assert stale.seq == 2  # after its batch's signature row
     tip = b.repo.references[RECORD_REF].target  # not on top of a's row
     refusal = _push(b.repo, "origin", tip)
     assert refusal and "rejected" in refusal
@@ -100,7 +100,7 @@ def test_a_refusal_reported_through_the_callback_is_a_rejection(
     monkeypatch.setattr(sync_module, "MAX_ROUNDS", 2)
     with pytest.raises(RecordError, match="refused 2 rounds; last: refs/dna/record: .*lock"):
         a.sync()
-    assert a.stamped_count() == 1
+    assert a.stamped_count() == 2  # the first batch: its signature row and its row
 
 
 def test_receipts_travel_with_the_rows(make_clone: Callable[[str], Path]) -> None:
@@ -163,7 +163,7 @@ def test_three_clones_in_three_processes_converge(make_clone: Callable[[str], Pa
     keys = [r.key for r in records[0].rows()]
     assert len(keys) == len(set(keys)) == sum(written.values())
     assert set(keys) == {f"{n}/{i}" for n, count in written.items() for i in range(count)}
-    assert all(r.stamped_count() == len(keys) for r in records)
+    assert all(r.stamped_count() == r.cursor() for r in records)
 
 
 def test_each_sync_sees_what_the_remote_holds_now(make_clone: Callable[[str], Path]) -> None:
@@ -190,8 +190,8 @@ def test_rows_travel_through_a_remote_that_is_not_bare(tmp_path: Path) -> None:
         clones.append(open_clone(tmp_path / name))
     c1, c2 = clones
     c1.append("schedule.paused", "nightly", {"by": "ann"})
-    assert c1.sync().sent == 1
+    assert c1.sync().sent == 2  # the row, after its batch's signature row
     at_proj = Record.open(proj)
     assert [r.kind for r in at_proj.rows()] == ["schedule.paused"]
-    assert c2.sync().received == 1 and ids(c2) == ids(c1) == ids(at_proj)
-    assert c1.stamped_count() == 1
+    assert c2.sync().received == 2 and ids(c2) == ids(c1) == ids(at_proj)
+    assert c1.stamped_count() == 2

@@ -1,0 +1,312 @@
+"""Who may write what: keys bound to identities, and the authority a row needs.
+
+A fold over the chain, in chain order, so every clone judges a row alike.
+It takes in the keys (`key.registered`, `key.revoked`), the positions'
+holders (`position.filled`, `position.vacated`) and the schedules'
+conveners (`schedule.declared`), and judges each *authority row*: a row
+whose kind only some writers may write (`RULES`), given what its batch's
+signature proves (signing.py; the Record pairs them, authority.py). Every
+other row is attributed, never judged. A row that stands changes the fold
+by its content alone (`take`), so the fold is made again from the rows
+that stood, with no signature checked twice.
+
+Identities. A row names its writer in `who` (`alice@host:<clone>`); its
+identity is the part before `@` (`alice`), the name positions are filled
+with. A key is bound to one identity, and its row says how (`bound`):
+
+- `genesis`: the record's first key, registered by itself. `hale dna new`
+  (or `hale dna upgrade` on a record made before signing) writes it for
+  its user. It holds the Board until the Board is filled, and its row's id
+  binds every later signature to this record.
+- `endorsed`: registered by the Board's holder (or genesis while the Board
+  is unheld), or by an endorsed key of the same identity.
+- `self`: registered by the very key for its writer's identity while that
+  identity has no key, or by one of its keys. It proves who wrote a row
+  and gives no authority: a position's holder proves itself with an
+  endorsed key.
+
+Before a record has a genesis nothing is judged, so a record made before
+signing reads as it did. A refusal says why in one line, naming the row
+by its key (`k:… is not signed by the Board's holder`); the Record keeps
+the row in its place and readers never see it (record.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from hale_runtime.record import keys
+from hale_runtime.record.kinds import (
+    BODY_CLAIMED,
+    KEY_REGISTERED,
+    KEY_REVOKED,
+    OUTCOME_REQUESTED,
+    POSITION_FILLED,
+    POSITION_VACATED,
+    REVIEW_DECIDED,
+    SCHEDULE_DECLARED,
+    SCHEDULE_PAUSED,
+    SCHEDULE_REQUESTED,
+    SCHEDULE_RESUMED,
+)
+from hale_runtime.record.row import Row
+from hale_runtime.record.signing import Proof, key_of
+
+BOARD = "board"
+POSITION = "position:"
+
+
+def identity(who: str) -> str:
+    """The identity a writer names: `alice` of `alice@host:<clone>`."""
+    return who.partition("@")[0]
+
+
+@dataclass
+class Key:
+    identity: str
+    public: str
+    endorsed: bool
+    revoked: bool = False
+
+
+class Trust:
+    """The fold: `judge` says why a row may not stand, `take` takes one in."""
+
+    def __init__(self) -> None:
+        self.genesis = ""  # the genesis key's fingerprint
+        self.record = ""  # the genesis row's id: what signatures are bound to
+        self.keys: dict[str, Key] = {}
+        self.holders: dict[str, str] = {}  # position -> holder, as filled
+        self.owners: dict[str, str] = {}  # position -> the organization owning it
+        self.conveners: dict[str, str] = {}  # schedule id -> `position:<p>`
+
+    # ---- the fold ------------------------------------------------------------------
+
+    def judge(self, row: Row, proof: Proof) -> str:
+        """Why `row`, signed as `proof` says, may not stand here ("" when it may)."""
+        rule = RULES.get(row.kind)
+        if rule is None or (not self.genesis and row.kind not in KEY_KINDS):
+            return ""
+        if not proof.fingerprint:
+            return f"{row.key} {proof.why}"
+        if row.kind in KEY_KINDS:
+            return rule(self, row, proof.fingerprint)
+        return self._bound(row, proof.fingerprint) or rule(self, row, proof.fingerprint)
+
+    def take(self, row: Row) -> None:
+        """Take in a row that stands (judged, or read back with no refusal)."""
+        body = row.body
+        if row.kind == KEY_REGISTERED:
+            fp = row.key.removeprefix("key:")
+            bound = body.get("bound")
+            self.keys[fp] = Key(str(body["identity"]), str(body["public"]), bound != "self")
+            if bound == "genesis" and not self.genesis:
+                self.genesis, self.record = fp, row.id
+        elif row.kind == KEY_REVOKED:
+            key = self.keys.get(row.key.removeprefix("key:"))
+            if key is not None:
+                key.revoked = True
+        elif row.kind == POSITION_FILLED:
+            name = _position(row)
+            self.holders[name] = str(body.get("holder") or "")
+            if body.get("owner"):
+                self.owners[name] = str(body["owner"])
+        elif row.kind == POSITION_VACATED:
+            self.holders.pop(_position(row), None)
+        elif row.kind == SCHEDULE_DECLARED and isinstance(body.get("convener"), str):
+            self.conveners[row.key] = body["convener"]
+
+    def copy(self) -> Trust:
+        return Trust.restore(self.snapshot())
+
+    # ---- what a writer proves --------------------------------------------------------
+
+    def key_of(self, fingerprint: str, who: str) -> Key | None:
+        """The live key `fingerprint` when it is bound to `who`'s identity."""
+        key = self.keys.get(fingerprint)
+        if key is None or key.revoked or key.identity != identity(who):
+            return None
+        return key
+
+    def _bound(self, row: Row, fingerprint: str) -> str:
+        """Why the key that signed `row` does not prove the identity it names."""
+        key = self.keys.get(fingerprint)
+        name = identity(row.who)
+        if key is None:
+            return f"{row.key} is signed by {fingerprint}, which the record does not bind to {name}"
+        if key.identity != name:
+            return f"{row.key} names {name} but is signed by {key.identity}'s key {fingerprint}"
+        if key.revoked:
+            return f"{row.key} is signed by {fingerprint}, which is revoked"
+        return ""
+
+    def board_holder(self) -> str:
+        """Who holds the Board: its holder, else genesis's identity, else ""."""
+        held = self.holders.get(BOARD)
+        if held:
+            return held
+        key = self.keys.get(self.genesis)
+        return key.identity if key is not None else ""
+
+    def is_board(self, who: str, fingerprint: str) -> bool:
+        """Whether `who`, signing with `fingerprint`, is the Board: an endorsed key
+        of the Board's holder, or the genesis key while nobody holds the Board."""
+        key = self.key_of(fingerprint, who)
+        if key is None:
+            return False
+        held = self.holders.get(BOARD)
+        if held:
+            return key.endorsed and identity(held) == identity(who)
+        return fingerprint == self.genesis
+
+    def holds(self, who: str, fingerprint: str, position: str) -> bool:
+        """Whether `who`, signing with `fingerprint`, holds `position` (endorsed key)."""
+        key = self.key_of(fingerprint, who)
+        held = self.holders.get(position)
+        return bool(key and key.endorsed and held and identity(held) == identity(who))
+
+    def keys_of(self, name: str) -> list[tuple[str, Key]]:
+        """(fingerprint, key) of every live key bound to identity `name`."""
+        return [(fp, k) for fp, k in self.keys.items() if k.identity == name and not k.revoked]
+
+    # ---- checkpoints -----------------------------------------------------------------
+
+    def snapshot(self) -> dict[str, Any]:
+        """The fold as plain data."""
+        return {
+            "genesis": self.genesis,
+            "record": self.record,
+            "keys": {
+                fp: [k.identity, k.public, k.endorsed, k.revoked] for fp, k in self.keys.items()
+            },
+            "holders": dict(self.holders),
+            "owners": dict(self.owners),
+            "conveners": dict(self.conveners),
+        }
+
+    @classmethod
+    def restore(cls, data: dict[str, Any]) -> Trust:
+        trust = cls()
+        trust.genesis, trust.record = data["genesis"], data["record"]
+        trust.keys = {fp: Key(*k) for fp, k in data["keys"].items()}
+        trust.holders = dict(data["holders"])
+        trust.owners = dict(data["owners"])
+        trust.conveners = dict(data["conveners"])
+        return trust
+
+
+def _position(row: Row) -> str:
+    return str(row.body.get("position") or row.key.removeprefix(POSITION))
+
+
+# ---- the rules: (trust, row, the fingerprint that signed it) -> why, "" when it may ----
+
+
+def _by_board(trust: Trust, row: Row, fp: str) -> str:
+    return "" if trust.is_board(row.who, fp) else f"{row.key} is not signed by the Board's holder"
+
+
+def _by_board_or_convener(trust: Trust, row: Row, fp: str) -> str:
+    if trust.is_board(row.who, fp):
+        return ""
+    convener = row.body.get("convener") if row.kind == SCHEDULE_REQUESTED else None
+    convener = convener or trust.conveners.get(row.key, "")
+    if isinstance(convener, str) and convener.startswith(POSITION):
+        if trust.holds(row.who, fp, convener.removeprefix(POSITION)):
+            return ""
+        return f"{row.key} is not signed by the Board's holder or {convener}'s"
+    return f"{row.key} is not signed by the Board's holder"
+
+
+def _by_person(trust: Trust, row: Row, fp: str) -> str:
+    if "resolved_by" not in row.body:
+        return ""  # a leg's outcome, through the head: the head checks the leg's lease
+    if identity(str(row.body["resolved_by"])) != identity(row.who):
+        return f"{row.key} is resolved by {row.body['resolved_by']} but written by {row.who}"
+    return ""  # the key proves the person (`_bound`): registered, by itself or the Board
+
+
+def _by_owner(trust: Trust, row: Row, fp: str) -> str:
+    if not row.body.get("forced"):
+        return ""
+    owner = row.body.get("owner")
+    if not owner:
+        return _by_board(trust, row, fp)
+    name = identity(row.who)
+    key = trust.key_of(fp, row.who)
+    owns = name == owner or any(
+        trust.owners.get(p) == owner and identity(h) == name for p, h in trust.holders.items()
+    )
+    if key is not None and key.endorsed and owns:
+        return ""
+    return f"{row.key} is not signed by a key of {owner}"
+
+
+def _key_registered(trust: Trust, row: Row, fp: str) -> str:
+    body = row.body
+    public = keys.decode_public(str(body.get("public", "")))
+    name, bound, who = str(body.get("identity", "")), body.get("bound"), identity(row.who)
+    if public is None or not name or row.key != key_of(keys.fingerprint(public)):
+        return f"{row.key} does not name the key its body carries"
+    registered = keys.fingerprint(public)
+    if bound == "genesis":
+        if trust.genesis:
+            return f"{row.key} would be a second genesis; the record has one"
+        if fp != registered or who != name:
+            return f"{row.key} is a genesis not signed by its own key"
+        return ""
+    if not trust.genesis:
+        return f"{row.key} comes before the record's genesis (`hale dna upgrade`)"
+    old = trust.keys.get(registered)
+    if old is not None and not old.revoked and old.identity != name:
+        return f"{row.key} is {old.identity}'s key already"
+    if trust.is_board(row.who, fp):
+        return ""  # the Board binds any key, endorsed or not
+    if name != who:
+        return f"{row.key} registers {name}'s key and is not signed by the Board's holder"
+    signer = trust.key_of(fp, row.who)
+    if signer is not None and (signer.endorsed or bound == "self"):
+        return ""  # one of the identity's keys adds another, no stronger than itself
+    if bound == "endorsed":
+        return f"{row.key} is endorsed by neither the Board's holder nor an endorsed key of {name}"
+    if fp == registered and not trust.keys_of(name):
+        return ""  # a writer registers its own key, the first of its identity
+    return f"{row.key}: {name} has a key; another is added by one of its keys or by the Board"
+
+
+def _key_revoked(trust: Trust, row: Row, fp: str) -> str:
+    if not trust.genesis:
+        return f"{row.key} comes before the record's genesis (`hale dna upgrade`)"
+    key = trust.keys.get(row.key.removeprefix("key:"))
+    if key is None or key.revoked:
+        return f"{row.key} is no live key of this record"
+    if trust.is_board(row.who, fp):
+        return ""
+    signer = trust.key_of(fp, row.who)
+    if signer is not None and signer.identity == key.identity:
+        return ""  # an identity gives up one of its own keys
+    return (
+        f"{row.key} is {key.identity}'s, and only the Board's holder or {key.identity} revokes it"
+    )
+
+
+Rule = Callable[[Trust, Row, str], str]
+KEY_KINDS = frozenset({KEY_REGISTERED, KEY_REVOKED})
+# row kind -> who may write it (once the key that signed it is bound to the identity it names)
+RULES: dict[str, Rule] = {
+    KEY_REGISTERED: _key_registered,
+    KEY_REVOKED: _key_revoked,
+    POSITION_FILLED: _by_board,
+    POSITION_VACATED: _by_board,
+    REVIEW_DECIDED: _by_board,
+    SCHEDULE_REQUESTED: _by_board_or_convener,
+    SCHEDULE_PAUSED: _by_board_or_convener,
+    SCHEDULE_RESUMED: _by_board_or_convener,
+    OUTCOME_REQUESTED: _by_person,
+    BODY_CLAIMED: _by_owner,
+}
+# the kinds whose rows change what the fold knows
+STATE_KINDS = frozenset({*KEY_KINDS, POSITION_FILLED, POSITION_VACATED, SCHEDULE_DECLARED})
+KINDS = frozenset({*RULES, *STATE_KINDS})  # every kind the fold reads
