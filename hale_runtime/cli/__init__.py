@@ -35,6 +35,8 @@ DNA_COMMANDS: dict[str, str] = {
     "schedule": "hale_runtime.cli.schedule:schedule",
     "review": "hale_runtime.cli.review:review",
     "fill": "hale_runtime.cli.fill:fill",
+    "whoami": "hale_runtime.cli.keys:whoami",
+    "key": "hale_runtime.cli.keys:key",
     "debug": "hale_runtime.cli.debug:debug",
     "task": "hale_runtime.cli.task:task",
     "work": "hale_runtime.cli.work:work",

@@ -80,6 +80,9 @@ def _ask(root, attempt: str, outcome: str, note: str):
         said = asked[0].body.get("outcome", "")
         fail(f"attempt {attempt}'s outcome is asked already ({said}); the organization records it")
     body = {"outcome": outcome, "note": note, "resolved_by": record.who}
+    why = record.judge(kinds.OUTCOME_REQUESTED, attempt, body)
+    if why:  # a person resolves, proven by a key the record binds to them
+        fail(f"effect resolve attempt:{attempt}: {why} (`hale dna key register`)")
     record.append(kinds.OUTCOME_REQUESTED, attempt, body)
     return record
 

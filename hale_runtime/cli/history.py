@@ -26,21 +26,82 @@ SEPARATORS = "/.:@"  # what separates the segments of a key
 @click.option("--since", type=click.IntRange(min=0), default=0, help="only rows after this seq")
 @click.option("--stamped", is_flag=True, help="only rows the remote holds")
 @click.option("--json", "as_json", is_flag=True, help="one JSON object a line")
-def history(key_prefix: str, kind: str | None, since: int, stamped: bool, as_json: bool) -> None:
+@click.option("--verify", is_flag=True, help="each row's signer, and whether it verifies")
+def history(
+    key_prefix: str, kind: str | None, since: int, stamped: bool, as_json: bool, verify: bool
+) -> None:
     """Print the record's rows, optionally those whose key starts with KEY_PREFIX."""
     from hale_runtime.record import Record
 
     record = Record.open(find_root())
-    # the record as it stands: rows that do not fit their kind too (they are quarantined)
-    rows = list(record.scan(since, kind, _ranges(key_prefix), stamped_only=stamped, poison=True))
+    ranges = _ranges(key_prefix)
+    if verify:
+        rows = _verified(record, since, kind, ranges, stamped)
+    else:  # the record as it stands: rows that do not fit their kind too (they are quarantined)
+        scan = record.scan(since, kind, ranges, stamped_only=stamped, poison=True)
+        rows = [(row, None) for row in scan]
     held = record.stamped_count()
-    for row in rows:
+    for row, proof in rows:
+        shown = {**row.as_json(), "stamped": row.seq <= held}
+        said = ""
+        if proof is not None:
+            facts = _proof_facts(record, row, proof)
+            shown.update(facts)
+            said = f" — {_said(facts)}"
         if as_json:
-            click.echo(
-                json.dumps({**row.as_json(), "stamped": row.seq <= held}, ensure_ascii=False)
-            )
+            click.echo(json.dumps(shown, ensure_ascii=False))
         else:
-            click.echo(f"{row.kind} {row.key} {json.dumps(row.body, ensure_ascii=False)}")
+            click.echo(f"{row.kind} {row.key} {json.dumps(row.body, ensure_ascii=False)}{said}")
+
+
+def _verified(record, since: int, kind: str | None, ranges, stamped: bool) -> list:
+    """(row, what its signature proves) of the rows asked for: the whole chain
+    is read with its signature rows, then filtered, since a signature row
+    may lie outside what is asked."""
+    from hale_runtime.record.signing import attribute
+
+    trust = record.trust
+    genesis = record.get(trust.record) if trust.record else None
+    end = record.cursor(stamped_only=stamped)
+    every = record.scan(0, poison=True, signatures=True, until=end)
+    out = []
+    for row, proof in attribute(every, trust.record, genesis.seq if genesis else 0):
+        inside = not ranges or any(
+            lo <= row.key and (hi is None or row.key < hi) for lo, hi in ranges
+        )
+        if row.seq > since and (kind is None or row.kind == kind) and inside:
+            out.append((row, proof))
+    return out
+
+
+def _proof_facts(record, row, proof) -> dict:
+    from hale_runtime.record.trust import identity
+
+    key = record.trust.keys.get(proof.fingerprint or proof.claimed)
+    refusal = record.poison_of(row)
+    return {
+        "signer": proof.fingerprint or proof.claimed or None,
+        "identity": key.identity if key is not None else None,
+        "verifies": bool(proof.fingerprint),
+        "why": "" if proof.fingerprint else proof.why,
+        "bound": bool(key is not None and not key.revoked and key.identity == identity(row.who)),
+        "refused": refusal.removeprefix("refused: ") if refusal.startswith("refused: ") else "",
+    }
+
+
+def _said(facts: dict) -> str:
+    """`signed by alice SHA256:…: verifies`, `unsigned`, … and any refusal."""
+    if facts["signer"] is None:
+        said = "unsigned"
+    else:
+        who = f"{facts['identity']} " if facts["identity"] else ""
+        said = f"signed by {who}{facts['signer']}: "
+        said += "verifies" if facts["verifies"] else facts["why"].removeprefix("is ")
+        if facts["verifies"] and not facts["bound"]:
+            said += ", by a key the record does not bind to its writer"
+    if facts["refused"]:
+        said += f"; refused: {facts['refused']}"
+    return said
 
 
 def _ranges(prefix: str) -> list[tuple[str, str | None]]:

@@ -3,8 +3,9 @@
 Refuses, writing nothing, when DIR (or a folder above it) already holds a
 genome. Otherwise writes the layout (templates and the vendored `dna`
 package, genome.layout()), makes DIR a git repository (or uses the one it
-is) with a first commit of those files, and seeds the record's practices,
-each put up for the Board's Review.
+is) with a first commit of those files, registers this user's key as the
+record's genesis (it holds the Board until the Board is filled) and seeds
+the record's practices, each put up for the Board's Review.
 """
 
 from __future__ import annotations
@@ -33,12 +34,13 @@ def new(directory: str) -> None:
         file.parent.mkdir(parents=True, exist_ok=True)
         file.write_bytes(data)
     commit = _first_commit(target, sorted(files))
-    seeded = _seed(target)
+    genesis, seeded = _seed(target)
     click.echo(f"new genome in {directory}: {len(files)} files, first commit {commit}")
     click.echo(
         "  dna/org/main.hl, workflows.hl, own_workflows.hl, models.hl, charter.hl, purpose.hl"
     )
     click.echo("  dna/core/scheduler.hl, dna/compose.yaml, vendor/dna")
+    click.echo(f"  {genesis}")
     click.echo(
         f"  record: {seeded} seeded practice(s), each waiting for the Board (`hale dna review`)"
     )
@@ -84,10 +86,14 @@ def _first_commit(target: Path, paths: list[str]) -> str:
     return str(oid)[:7]
 
 
-def _seed(target: Path) -> int:
+def _seed(target: Path) -> tuple[str, int]:
+    """The record's genesis (this user's key) and its seeded practices."""
+    from hale_runtime.cli.keys import make_genesis
     from hale_runtime.record import Record, RecordError, seed_practices
 
     try:
-        return len(seed_practices(Record.open(target)))
+        record = Record.open(target)
+        genesis = make_genesis(record)
+        return genesis, len(seed_practices(record))
     except RecordError as exc:
         fail(f"the genome is written and committed, but the record refused its practices: {exc}")

@@ -147,18 +147,23 @@ def _lease(root: Path):
 @click.option("--force", is_flag=True, help="take it even from a live holder")
 def claim(force: bool) -> None:
     """Take the body lease; with --force from a body that is gone, as a row in your name."""
-    from hale_runtime.node.lease import LeaseHeld, LeaseUnprovable
+    from hale_runtime.node.lease import OWNER_ENV, LeaseHeld, LeaseUnprovable
     from hale_runtime.record import RecordError
 
     root = _root()
     try:
         record, lease = _lease(root)
+        owner = {"owner": os.environ[OWNER_ENV]} if os.environ.get(OWNER_ENV) else {}
+        if force:  # a forced take is the owner's, proven by key: judged before the lease moves
+            why = record.judge(kinds.BODY_CLAIMED, "body", {"forced": True, **owner})
+            if why:
+                fail(f"body claim --force: {why}")
         _, before = lease.read()
         taken = lease.take(force=force)
         row = {"holder": taken.holder, "token": taken.token, "until": taken.until}
         row["from"] = before.holder if before else None
         row["forced"] = force
-        record.append(kinds.BODY_CLAIMED, "body", row)
+        record.append(kinds.BODY_CLAIMED, "body", {**row, **owner})
         record.sync()
     except LeaseHeld as held:
         fail(

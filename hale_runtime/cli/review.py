@@ -50,12 +50,12 @@ def review(target: str | None, decision: str | None) -> None:
         fail(f"no open Review {target} (`hale dna review` lists them)")
     memory = project_memory(root)
     try:
-        why = reviews.board_refusal(memory, record.who)
+        why = reviews.board_refusal(memory, record, found[0].key)
     finally:
         if memory is not None:
             memory.close()
     if why:
-        fail(f"review {target}: refused: {why}")
+        fail(f"review {target}: {why}")
     approve = decision == "approve"
     pending = [r for r in found if r.decision is None and approve]
     for r in found:

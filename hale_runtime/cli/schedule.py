@@ -54,6 +54,7 @@ def declare(
     id: str, every_ms: int | None, cron: str, definition: str, convener: str, args: str
 ) -> None:
     """Ask the organization to declare schedule ID."""
+    from hale_runtime.record.errors import RowRefused
     from hale_runtime.schedules import ask
     from hale_runtime.schedules.terms import Terms, shape_refusal
 
@@ -67,7 +68,12 @@ def declare(
     if why:  # what the verb can tell itself: nothing is written
         click.echo(f"schedule declare: refused: {why}")
         raise SystemExit(1)
-    row = ask.request(record, terms)
+    sync_quietly(record)  # judged against the chain as the remote has it
+    try:
+        row = ask.request(record, terms)
+    except RowRefused as refused:  # not the Board's nor the convener's holder, by key
+        click.echo(f"schedule declare: {refused}")
+        raise SystemExit(1) from None
     if not organism_running(root):
         sync_quietly(record)
         click.echo(

@@ -64,7 +64,23 @@ def _body_provisioned(row: Row) -> list[GraphOp]:
 
 
 # row kind -> the graph ops it projects to; extend it for new kinds
+def _key_registered(row: Row) -> list[GraphOp]:
+    """A holder with its keys: `<identity> -key-> key:<fingerprint>` (the rows
+    projected are the ones the record let stand: record/trust.py)."""
+    name, bound = str(row.body.get("identity", "")), str(row.body.get("bound", ""))
+    props = {"identity": name, "bound": bound, "revoked": False}
+    return [Node(row.key, "key", props), Edge(name, "key", row.key, {"bound": bound})]
+
+
+def _key_revoked(row: Row) -> list[GraphOp]:
+    name = str(row.body.get("identity", ""))
+    ops: list[GraphOp] = [Node(row.key, "key", {"identity": name, "revoked": True})]
+    return [*ops, DropEdge(name, "key", row.key)] if name else ops
+
+
 PROJECTIONS: dict[str, Projector] = {
+    kinds.KEY_REGISTERED: _key_registered,
+    kinds.KEY_REVOKED: _key_revoked,
     kinds.POSITION_FILLED: _position_filled,
     kinds.POSITION_VACATED: _position_vacated,
     kinds.SCHEDULE_DECLARED: _schedule_declared,

@@ -12,13 +12,15 @@ from __future__ import annotations
 
 import secrets
 
+from hale_runtime.errors import Refused
 from hale_runtime.record import Record, Row, kinds
 from hale_runtime.schedules.listing import fold_of
 from hale_runtime.schedules.terms import Terms
 
 
 def request(record: Record, terms: Terms) -> Row:
-    """Write the request; its row (its key is the request id)."""
+    """Write the request; its row (its key is the request id). RowRefused when
+    its writer is neither the Board's holder nor the convener's, by key."""
     body = {**terms.as_body(), "by": record.who}
     return record.append(kinds.SCHEDULE_REQUESTED, f"sr-{secrets.token_hex(6)}", body)
 
@@ -30,12 +32,17 @@ def answer(record: Record, request_id: str) -> Row | None:
 
 
 def pause_or_resume(record: Record, id: str, pause: bool) -> tuple[bool, str]:
-    """(whether a row was written, the line to print); KeyError when no such schedule."""
+    """(whether a row was written, the line to print); KeyError when no such
+    schedule, Refused when this writer may not (nothing written)."""
     held = fold_of(record).schedules[id]
     if pause and held.paused:
         return False, f"schedule {id} is already paused (nothing written)"
     if not pause and not held.paused:
         return False, f"schedule {id} is already live (nothing written)"
+    kind = kinds.SCHEDULE_PAUSED if pause else kinds.SCHEDULE_RESUMED
+    why = record.judge(kind, id, {"by": record.who})
+    if why:  # only the Board or the convener's holder, proven by key (record/trust.py)
+        raise Refused(f"schedule {'pause' if pause else 'resume'} {id}: {why}")
     if pause:
         record.append(kinds.SCHEDULE_PAUSED, id, {"by": record.who})
         line = f"schedule {id} paused (schedule.paused; nothing occurs until it is resumed, and nothing is missed)"

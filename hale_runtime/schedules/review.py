@@ -7,10 +7,15 @@ by the organization as an execution of the baseline `practice-ratify`
 schedule the practice's receipt carries, its `hat` step puts the practice
 on its holder's hat.
 
-The Board decides. Once memory's graph names who holds the Board, a Review
-is decided only by its holder (`board_refusal`); while nobody holds it, or
-no memory is named, whoever runs the verb decides: the same fallback as
-who may ask for a schedule (`may_ask` in dna/core/scheduler.hl).
+The Board decides, proven by key: in a record with a genesis a decision
+must be signed by the Board's holder, or by genesis while the Board is
+unheld (record/trust.py); any other is refused at the record's door, and a
+forged one is refused as it joins the chain, so the organization never
+ratifies it. A record from before signing keeps the old word
+(`board_refusal`): once memory's graph names who holds the Board only its
+holder decides; while nobody holds it, or no memory is named, whoever runs
+the verb decides, the same fallback as who may ask for a schedule
+(`may_ask` in dna/core/scheduler.hl).
 """
 
 from __future__ import annotations
@@ -82,17 +87,26 @@ def targets(record: Record, target: str) -> list[Review]:
     return [r for r in every if r.family == target and r.decision is None]
 
 
-def board_refusal(memory: Any | None, who: str) -> str:
-    """Why `who` may not decide a Review, or "" (the Board's holder, or nobody's
-    yet, or no memory named to say who holds it)."""
+def board_refusal(memory: Any | None, record: Record, key: str) -> str:
+    """Why this writer may not decide the Review `key`, or "". A signed record
+    (one with a genesis) judges by key: only the Board's holder, or genesis
+    while the Board is unheld (record/trust.py). A record from before
+    signing keeps the old word: memory's holder of the Board, or anyone
+    while nobody holds it or no memory is named to say."""
+    if record.trust.genesis:
+        body = {"decision": "approved", "by": record.who, "practice": ""}
+        return record.judge(DECIDED, key, body)
     from hale_runtime.schedules.host import is_holder
 
     if memory is None:
         return ""
     board = memory.holder_of("board") or ""
-    if not board or is_holder(who, board):
+    if not board or is_holder(record.who, board):
         return ""
-    return f"{who} does not hold the Board ({board} does), and only the Board decides a Review"
+    return (
+        f"refused: {record.who} does not hold the Board ({board} does), "
+        "and only the Board decides a Review"
+    )
 
 
 def decide(record: Record, review: Review, approve: bool) -> list[str]:

@@ -187,6 +187,34 @@ def test_reproduction_3_a_legs_numbers_that_are_text(organism) -> None:
     admits(root)
 
 
+def test_a_decision_the_board_did_not_sign_is_quarantined_and_never_ratified(organism) -> None:
+    """A decision pushed past the verb, naming the Board's holder but signed
+    by another key, is refused as it joins the chain: the organization
+    answers it with its reason, and no practice-ratify execution starts."""
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    from hale_runtime.record.keys import SigningKey
+    from hale_runtime.record.signing import key_of, signature_body
+    from hale_runtime.schedules.ratify import ask_of
+
+    root, _ = organism
+    record = Record.open(root)
+    review = rows(root, k.REVIEW_OPENED)[-1].key
+    other = SigningKey(Ed25519PrivateKey.generate(), root)
+    body = {"decision": "approved", "by": record.who, "practice": "forged"}
+    decision = line(k.REVIEW_DECIDED, review, body, who=record.who)
+    signed = signature_body(other, record.trust.record, [row_id(decision)])
+    append_lines(root, [line(k.ROW_SIGNED, key_of(other.fingerprint), signed), decision])
+    why = quarantine_of(root, row_id(decision)).body["why"]
+    assert why == (
+        f"refused: {review} is signed by {other.fingerprint}, which the record does not bind "
+        f"to {record.who.partition('@')[0]}"
+    )
+    admits(root)
+    assert Record.open(root).admission(ask_of(review)) is None
+    assert [r for r in rows(root, k.REVIEW_DECIDED) if r.key == review] == []
+
+
 def test_status_counts_the_quarantine_and_a_restart_writes_nothing_twice(organism) -> None:
     root, running = organism
     before = len(rows(root, k.ROW_QUARANTINED))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -81,3 +82,34 @@ def test_a_key_prefix_matches_whole_segments(record: Record, project: Path, monk
     assert keys == ["t1", "t1/wf1/s0", "t1.s0.b"]
     keys = [line.split()[1] for line in history("t1/")[1].splitlines()]
     assert keys == ["t1/wf1/s0"]
+
+
+def test_history_verify_says_who_signed_each_row(
+    project: Path, monkeypatch: pytest.MonkeyPatch, snapshot
+) -> None:
+    """Signers, whether they verify, and refusals: keys from fixed seeds, so the
+    signatures (Ed25519 is deterministic) and the output are the same each run."""
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+    from hostile import append_lines, line, row_id
+    from record_helpers import stepping_clock
+
+    from hale_runtime.record.keys import SigningKey, encode_public
+    from hale_runtime.record.signing import key_of, signature_body
+
+    alice = SigningKey(Ed25519PrivateKey.from_private_bytes(b"a" * 32), project)
+    mallory = SigningKey(Ed25519PrivateKey.from_private_bytes(b"m" * 32), project)
+    record = Record.open(project, clock=stepping_clock(), who="alice@box:c0ffee00", sign=alice)
+    genesis = {"identity": "alice", "public": encode_public(alice.public), "bound": "genesis"}
+    record.append("key.registered", key_of(alice.fingerprint), genesis)
+    decided = {"decision": "approved", "by": "alice", "practice": "p"}
+    record.append("review.decided", "k:000000000001", decided)
+    forged = line("review.decided", "k:000000000002", decided, who="alice@box:c0ffee00")
+    body = signature_body(mallory, record.trust.record, [row_id(forged)])
+    append_lines(project, [line("row.signed", key_of(mallory.fingerprint), body), forged])
+    append_lines(project, [line("claim.taken", "plan/i7", {"token": 1})])
+    monkeypatch.chdir(project)
+    code, out, err = history("--verify")
+    assert (code, err) == (0, "")
+    assert out == snapshot
+    code, out, err = history("--verify", "--json", "k:")
+    assert [json.loads(one)["refused"] != "" for one in out.splitlines()] == [False, True]

@@ -8,7 +8,13 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from schedule_helpers import OVERLAP_WORKFLOWS, HandClock, Org, new_project  # noqa: E402
+from older import old_project  # noqa: E402
+from schedule_helpers import (  # noqa: E402
+    OVERLAP_WORKFLOWS,
+    HandClock,
+    Org,
+    new_project,
+)
 
 
 @pytest.fixture(scope="session")
@@ -17,13 +23,28 @@ def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return new_project(tmp_path_factory.mktemp("template") / "project", OVERLAP_WORKFLOWS)
 
 
-@pytest.fixture
-def project(template: Path, tmp_path: Path) -> Path:
+def _copy(template: Path, target: Path) -> Path:
     import shutil
 
-    target = tmp_path / "project"
     shutil.copytree(template, target, symlinks=True)
     return target
+
+
+@pytest.fixture
+def project(template: Path, tmp_path: Path) -> Path:
+    return _copy(template, tmp_path / "project")
+
+
+@pytest.fixture(scope="session")
+def old_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One project made before signing (no genesis), copied for each test that asks
+    memory's old word on who may ask."""
+    return old_project(tmp_path_factory.mktemp("old-template") / "project", OVERLAP_WORKFLOWS)
+
+
+@pytest.fixture
+def old(old_template: Path, tmp_path: Path) -> Path:
+    return _copy(old_template, tmp_path / "old")
 
 
 @pytest.fixture

@@ -12,7 +12,7 @@ from hale_runtime.nerves import Message
 from hale_runtime.node.relay import message_of
 from hale_runtime.record import Record
 
-ANN = {"HALE_DNA_NODE": "ann@desk:c0ffee00", "HALE_DNA_ANSWER_WAIT": "5"}
+ASKER = {"HALE_DNA_NODE": "org@desk:c0ffee00", "HALE_DNA_ANSWER_WAIT": "5"}
 NIGHTLY = [
     "schedule", "declare", "nightly", "--cron", "0 2 * * *", "--definition", "ask-edit",
     "--convener", "editor", "--args", '{"objective": "reconcile the records of the day"}',
@@ -30,15 +30,15 @@ def test_a_fresh_project_has_no_schedule(project, snapshot):
 
 
 def test_declare_from_a_clone_with_no_organism_leaves_the_request(project, snapshot):
-    result = hale_cli(project, *NIGHTLY, env=ANN)
+    result = hale_cli(project, *NIGHTLY, env=ASKER)
     assert result.exit_code == 0
     assert out(result) == snapshot
     row = Record.open(project).rows(kind="schedule.requested")[0]
-    assert row.who == "ann@desk:c0ffee00"
+    assert row.who == "org@desk:c0ffee00"
     assert row.body == {
         "id": "nightly", "every_ms": 0, "cron": "0 2 * * *", "definition": "ask-edit",
         "args": '{"objective": "reconcile the records of the day"}',
-        "convener": "position:editor", "by": "ann@desk:c0ffee00",
+        "convener": "position:editor", "by": "org@desk:c0ffee00",
     }  # fmt: skip
 
 
@@ -84,7 +84,7 @@ def _beside_organism(project, clock, *args: str):
     thread = _answering(project, clock, ready, stop)
     ready.wait(30)
     try:
-        return hale_cli(project, *args, env=ANN)
+        return hale_cli(project, *args, env=ASKER)
     finally:
         stop.set()
         thread.join()
@@ -120,7 +120,7 @@ def test_beside_a_running_organism_a_refusal_is_printed(project, clock, snapshot
 
 def test_no_answer_in_time_says_so_and_the_request_stays(project, clock, snapshot):
     _beat(project)
-    result = hale_cli(project, *NIGHTLY, env={**ANN, "HALE_DNA_ANSWER_WAIT": "0.3"})
+    result = hale_cli(project, *NIGHTLY, env={**ASKER, "HALE_DNA_ANSWER_WAIT": "0.3"})
     assert result.exit_code == 1
     assert out(result) == snapshot
     assert len(Record.open(project).rows(kind="schedule.requested")) == 1
@@ -130,14 +130,14 @@ def test_pause_and_resume_print_their_rows(org, snapshot):
     org.ask(terms())
     lines = []
     for verb in ("pause", "pause", "resume", "resume"):
-        result = hale_cli(org.root, "schedule", verb, "nightly", env=ANN)
+        result = hale_cli(org.root, "schedule", verb, "nightly", env=ASKER)
         assert result.exit_code == 0
         lines.append(result.output)
     assert lines == snapshot
     kinds = [r.kind for r in org.rows(("schedule.paused", "schedule.resumed"))]
     assert kinds == ["schedule.paused", "schedule.resumed"]
     assert {r.who for r in org.rows(("schedule.paused", "schedule.resumed"))} == {
-        "ann@desk:c0ffee00"
+        "org@desk:c0ffee00"
     }
 
 
@@ -184,10 +184,14 @@ def test_the_listing_reads_the_record_alone_on_any_clone(org, tmp_path, snapshot
 
 
 def test_fill_names_a_holder(org, snapshot):
+    from hale_runtime.node.projection import project
+
     result = hale_cli(org.root, "fill", "auditor", "ann")
     assert result.output == snapshot
-    assert org.memory.holder_of("auditor") == "ann"
     assert org.rows("position.filled")[0].body == {"position": "auditor", "holder": "ann"}
+    assert org.memory.holder_of("auditor") is None  # memory is never written ahead of the record
+    project(Record.open(org.root), org.memory)
+    assert org.memory.holder_of("auditor") == "ann"
 
 
 def test_show_processes_ends_with_one_line_a_rhythm(org, snapshot):
@@ -214,8 +218,8 @@ def test_pause_from_a_clone_that_has_not_synced_reads_the_remote_first(org, tmp_
     Record.open(clone).sync()
     org.ask(terms())  # declared after the clone last synced
     org.record.sync()
-    result = hale_cli(clone, "schedule", "pause", "nightly", env=ANN)
+    result = hale_cli(clone, "schedule", "pause", "nightly", env=ASKER)
     assert result.exit_code == 0, result.output
     assert result.output.startswith("schedule nightly paused (schedule.paused;")
     org.record.sync()
-    assert [r.who for r in org.rows("schedule.paused")] == ["ann@desk:c0ffee00"]
+    assert [r.who for r in org.rows("schedule.paused")] == ["org@desk:c0ffee00"]

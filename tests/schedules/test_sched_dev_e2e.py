@@ -46,7 +46,7 @@ def dev(project: Path):
 
 
 def test_declare_list_pause_and_resume_beside_a_running_organism(project, dev):
-    env = {**dev, "HALE_DNA_NODE": "ann@desk:c0ffee00"}
+    env = {**dev, "HALE_DNA_NODE": "org@desk:c0ffee00"}
     declared = verb(project, env, "schedule", "declare", "often", "--every", "90000",
                     "--definition", "optimize-walk", "--convener", "leader")  # fmt: skip
     assert declared.returncode == 0, declared.stderr

@@ -20,7 +20,7 @@ def test_a_relayed_request_reaches_the_schedule_requested_subscription(project, 
     main = (project / "dna" / "org" / "main.hl").read_text()
     assert "ScheduleRequested" not in main  # no entry in bindings { }
     subscription = org.nerves.subscribe("")
-    asker = Record.open(project, who="ann@desk:c0ffee00")
+    asker = Record.open(project, who="org@desk:c0ffee00")
     t = terms()
     asker.append("schedule.requested", "sr-000000000001", {**t.as_body(), "by": asker.who})
     relay = Relay()

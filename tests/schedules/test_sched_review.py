@@ -195,6 +195,8 @@ def test_no_ratification_in_time_says_so_and_the_decision_stays(project, snapsho
 
 # --- the Board decides -----------------------------------------------------------------
 
+# Memory's word on who decides, on a record made before signing (`old`): a signed
+# record proves the Board by key first (tests/authority).
 ANN = {"HALE_DNA_NODE": "ann@desk:c0ffee00"}
 BOB = {"HALE_DNA_NODE": "bob@laptop:c0ffee01"}
 
@@ -209,7 +211,8 @@ def _memory(project, board: str | None = None):
     return memory
 
 
-def test_once_the_board_is_held_only_its_holder_decides_a_review(project, snapshot):
+def test_once_the_board_is_held_only_its_holder_decides_a_review(old, snapshot):
+    project = old
     _memory(project, board="ann").close()
     key = key_of(project, OPTIMIZE)
     refused = hale_cli(project, "review", key, "approve", env=BOB)
@@ -224,14 +227,16 @@ def test_once_the_board_is_held_only_its_holder_decides_a_review(project, snapsh
     assert [(r.who, r.body["decision"]) for r in decided] == [("ann@desk:c0ffee00", "approved")]
 
 
-def test_while_nobody_holds_the_board_whoever_asks_decides(project):
+def test_while_nobody_holds_the_board_whoever_asks_decides(old):
+    project = old
     _memory(project).close()  # memory is named, and names no Board holder
     result = hale_cli(project, "review", key_of(project, OPTIMIZE), "reject", env=BOB)
     assert result.exit_code == 0
     assert Record.open(project).rows(kind="review.decided")[0].who == "bob@laptop:c0ffee01"
 
 
-def test_with_no_memory_named_whoever_asks_decides(project):
+def test_with_no_memory_named_whoever_asks_decides(old):
+    project = old
     assert not (project / ".git" / "hale" / "memory.sqlite3").exists()
     result = hale_cli(project, "review", key_of(project, OPTIMIZE), "approve", env=BOB)
     assert result.exit_code == 0
@@ -317,7 +322,7 @@ def test_a_decision_on_a_clone_reaches_the_remote(project, tmp_path):
     (clone / "dna" / "org" / "main.hl").write_text("// a clone\n")
     Record.open(clone).sync()
     key = key_of(project, OPTIMIZE)
-    rejected = hale_cli(clone, "review", key, "reject", env=ANN)
+    rejected = hale_cli(clone, "review", key, "reject", env={"HALE_DNA_NODE": "org@desk:c0ffee01"})
     assert rejected.exit_code == 0, rejected.output
     origin = Record.open(project)
     origin.sync()

@@ -1,0 +1,201 @@
+"""`hale dna whoami` and `hale dna key …`: the writer's key, and keys bound in the record.
+
+`whoami` prints who this user writes as, the key its rows are signed with
+(record/keys.py says which), and, inside a project, what the record binds
+to that key and which positions its identity holds. `key register`,
+`key revoke` and `key list` write and read the record's bindings
+(`key.registered`, `key.revoked`; record/trust.py has the rules): a writer
+registers its own key (bound by itself, no authority), the Board binds
+anyone's. Each verb is judged before it writes and says why when it is
+refused (exit 1).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from hale_runtime.cli.common import EXIT_USAGE, fail
+
+
+@click.command("whoami")
+def whoami() -> None:
+    """Print who you write as and the key your rows are signed with."""
+    from hale_runtime.project import NotAProject, find_root
+    from hale_runtime.record import Record, keys
+    from hale_runtime.record.identity import clone_id, default_who
+    from hale_runtime.record.trust import identity
+
+    try:
+        record: Record | None = Record.open(find_root())
+    except NotAProject:
+        record = None
+    who = record.who if record is not None else default_who("<clone>")
+    click.echo(f"identity: {identity(who)} (rows name {who})")
+    try:
+        key = keys.user_key()
+    except keys.KeyUnusable as unusable:
+        fail(f"no signing key: {unusable}")
+    click.echo(f"key: {key.fingerprint} (ed25519, {keys.tilde(key.source)})")
+    if key.note:
+        click.echo(f"  {key.note}")
+    if record is not None:
+        clone_id(record.repo)
+        for line in standing(record.trust, who, key.fingerprint):
+            click.echo(line)
+
+
+def standing(trust: Any, who: str, fingerprint: str) -> list[str]:
+    """What the record binds to this writer's key, and what its identity holds."""
+    from hale_runtime.record.trust import identity
+
+    name = identity(who)
+    if not trust.genesis:
+        return [
+            "record: no genesis yet, so nothing is judged (`hale dna upgrade` makes your key its genesis)"
+        ]
+    found = trust.keys.get(fingerprint)
+    if fingerprint == trust.genesis:
+        bound = "your key is the record's genesis"
+        if not trust.holders.get("board"):
+            bound += ", and holds the Board until the Board is filled"
+    elif found is None:
+        bound = "your key is not registered (`hale dna key register`)"
+    elif found.revoked:
+        bound = f"your key was {found.identity}'s, and is revoked"
+    elif found.identity != name:
+        bound = f"your key is {found.identity}'s, not {name}'s"
+    elif found.endorsed:
+        bound = f"your key is {name}'s, registered by the Board"
+    else:
+        bound = (
+            f"your key is {name}'s, registered by itself (it proves you, and gives no authority)"
+        )
+    lines = [f"record: {bound}"]
+    held = sorted(p for p, h in trust.holders.items() if h and identity(h) == name)
+    if held:
+        lines.append(f"holds: {', '.join(f'position:{p}' for p in held)}")
+    return lines
+
+
+@click.group("key")
+def key() -> None:
+    """The keys the record binds to identities."""
+
+
+@key.command("register")
+@click.argument("identity", required=False)
+@click.argument("public", required=False)
+def register(identity: str | None, public: str | None) -> None:
+    """Bind a key to an identity: yours to you, or (as the Board) PUBLIC to IDENTITY.
+
+    PUBLIC is an OpenSSH public key line (`ssh-ed25519 AAAA…`), or the
+    fingerprint of a key its owner registered already."""
+    from hale_runtime.record import keys
+    from hale_runtime.record.signing import key_of
+    from hale_runtime.record.trust import KEY_REGISTERED
+    from hale_runtime.record.trust import identity as identity_of
+
+    record = _record()
+    signer = record.signer
+    if signer is None:
+        fail(f"no signing key: {record.unsigned_why}")
+    trust = record.trust
+    me = identity_of(record.who)
+    name = identity or me
+    raw = signer.public if public is None else _public(trust, public)
+    if raw is None:
+        fail(f"`{public}` is no ed25519 public key nor a registered fingerprint", EXIT_USAGE)
+    fingerprint = keys.fingerprint(raw)
+    if not trust.genesis:
+        fail("the record has no genesis yet: `hale dna upgrade` makes your key its genesis")
+    own = trust.key_of(signer.fingerprint, record.who)
+    strong = trust.is_board(record.who, signer.fingerprint) or bool(own and own.endorsed)
+    bound = "endorsed" if strong else "self"
+    body = {"identity": name, "public": keys.encode_public(raw), "bound": bound}
+    _write(record, KEY_REGISTERED, key_of(fingerprint), body)
+    how = "endorsed" if strong else "registered by itself (it proves, and gives no authority)"
+    click.echo(f"key:{fingerprint} is {name}'s, {how} (key.registered)")
+
+
+@key.command("revoke")
+@click.argument("fingerprint")
+@click.option("--why", default="", help="what to remember about it")
+def revoke(fingerprint: str, why: str) -> None:
+    """Revoke a key: rows it signs later prove nobody."""
+    from hale_runtime.record.signing import key_of
+    from hale_runtime.record.trust import KEY_REVOKED
+
+    record = _record()
+    fingerprint = fingerprint.removeprefix("key:")
+    found = record.trust.keys.get(fingerprint)
+    if found is None:
+        fail(f"the record binds no key {fingerprint} (`hale dna key list`)")
+    body = {"identity": found.identity, **({"why": why} if why else {})}
+    _write(record, KEY_REVOKED, key_of(fingerprint), body)
+    click.echo(f"key:{fingerprint} of {found.identity} is revoked (key.revoked)")
+
+
+@key.command("list")
+def list_keys() -> None:
+    """Every key the record binds, with its identity."""
+    record = _record()
+    trust = record.trust
+    if not trust.keys:
+        click.echo("keys: none bound (`hale dna upgrade` makes your key the record's genesis)")
+        return
+    click.echo(f"keys: {len(trust.keys)}")
+    for fingerprint, k in trust.keys.items():
+        how = "genesis" if fingerprint == trust.genesis else "endorsed" if k.endorsed else "self"
+        state = ", revoked" if k.revoked else ""
+        click.echo(f"  {fingerprint}  {k.identity} ({how}{state})")
+
+
+def _record():
+    from hale_runtime.cli.organism import sync_quietly
+    from hale_runtime.project import find_root
+    from hale_runtime.record import Record
+
+    record = Record.open(find_root())
+    sync_quietly(record)  # judge against the chain as the remote has it
+    return record
+
+
+def _public(trust: Any, text: str) -> bytes | None:
+    """A public key given whole, or by the fingerprint of one the record holds."""
+    from hale_runtime.record import keys
+
+    found = trust.keys.get(text.removeprefix("key:"))
+    return keys.decode_public(found.public) if found is not None else keys.decode_public(text)
+
+
+def _write(record: Any, kind: str, row_key: str, body: dict[str, Any]) -> None:
+    from hale_runtime.cli.organism import sync_quietly
+
+    why = record.judge(kind, row_key, body)
+    if why:
+        fail(f"key: {why}")
+    record.append(kind, row_key, body)
+    sync_quietly(record)
+
+
+def make_genesis(record: Any) -> str:
+    """Register this writer's key as the record's genesis, unless it has one;
+    the line saying so ("" when the record had one already)."""
+    from hale_runtime.record import keys
+    from hale_runtime.record.signing import key_of
+    from hale_runtime.record.trust import KEY_REGISTERED, identity
+
+    if record.trust.genesis:
+        return ""
+    signer = record.signer
+    if signer is None:
+        fail(f"no signing key for the record's genesis: {record.unsigned_why}")
+    name = identity(record.who)
+    body = {"identity": name, "public": keys.encode_public(signer.public), "bound": "genesis"}
+    record.append(KEY_REGISTERED, key_of(signer.fingerprint), body)
+    return (
+        f"record: genesis is {name}'s key {signer.fingerprint} (key.registered); "
+        "it holds the Board until the Board is filled"
+    )

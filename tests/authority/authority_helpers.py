@@ -1,0 +1,46 @@
+"""A person for the authority tests: their own home (so their own key) and name."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from click.testing import CliRunner, Result
+
+from hale_runtime.cli import hale
+from hale_runtime.record import keys
+
+
+@dataclass
+class Person:
+    name: str
+    home: Path
+
+    def env(self, node: str | None = None) -> dict[str, str | None]:
+        """The environment this person runs hale in; `node` is a HALE_DNA_NODE to claim."""
+        return {
+            "HOME": str(self.home),
+            "LOGNAME": self.name,
+            "USER": self.name,
+            "HALE_DNA_KEY": None,  # their own key: the one hale makes in their config folder
+            "XDG_CONFIG_HOME": None,
+            "HALE_DNA_NODE": node,
+        }
+
+    def hale(self, *args: str, node: str | None = None) -> Result:
+        """`hale dna ARGS` as this person (or claiming to be `node`)."""
+        return CliRunner().invoke(hale, ["dna", *args], env=self.env(node))
+
+    def key(self) -> keys.SigningKey:
+        """This person's key, made as hale makes it."""
+        self.home.mkdir(parents=True, exist_ok=True)
+        (self.home / ".config").mkdir(exist_ok=True)
+        own = self.home / ".config" / keys.OWN_KEY
+        if not own.exists():
+            keys._make(own)
+        private, _ = keys._read(own)
+        assert private is not None
+        return keys.SigningKey(private, own)
+
+    def who(self) -> str:
+        return f"{self.name}@box:c0ffee00"

@@ -1,0 +1,53 @@
+"""A record made before signing: read as before, until `hale dna upgrade`
+makes the current user's key its genesis; after that an unsigned row of
+authority is refused, and the rows written before it still read."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from authority_helpers import Person
+from hostile import append_lines, line, row_id
+from older import old_project
+
+from hale_runtime.record import Record
+from hale_runtime.record.kinds import POSITION_FILLED
+
+
+@pytest.fixture
+def old(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    path = old_project(tmp_path / "old")
+    monkeypatch.chdir(path)
+    return path
+
+
+def holders(path: Path) -> list[str]:
+    return [r.body["holder"] for r in Record.open(path).rows(kind=POSITION_FILLED)]
+
+
+def test_upgrade_makes_a_genesis_and_unsigned_authority_is_refused_after_it(
+    old: Path, alice: Person, mallory: Person
+) -> None:
+    before = line(POSITION_FILLED, "position:editor", {"position": "editor", "holder": "ann"})
+    append_lines(old, [before])  # unsigned, by anyone: read as it always was
+    assert holders(old) == ["ann"]
+    assert "no genesis yet" in alice.hale("whoami").output
+    upgraded = alice.hale("upgrade")
+    assert upgraded.exit_code == 0, upgraded.output
+    key = alice.key()
+    assert upgraded.output.splitlines()[-1] == (
+        f"record: genesis is alice's key {key.fingerprint} (key.registered); "
+        "it holds the Board until the Board is filled"
+    )
+    assert "record:" not in alice.hale("upgrade").output  # once
+    after = line(POSITION_FILLED, "position:editor", {"position": "editor", "holder": "mallory"})
+    append_lines(old, [after])
+    assert holders(old) == ["ann"]
+    assert Record.open(old).poison_of(Record.open(old).get(row_id(after))) == (
+        "refused: position:editor is not signed"
+    )
+    result = mallory.hale("fill", "editor", "mallory")
+    assert result.exit_code == 1 and "refused: position:editor is signed by" in result.output
+    assert alice.hale("fill", "editor", "bob").exit_code == 0
+    assert holders(old) == ["ann", "bob"]
