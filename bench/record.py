@@ -12,8 +12,13 @@ machine's noise hits a pair together more often than apart):
     and the Record relaxed (no fsync);
   - replay (read + decode) of every row from git alone, then from the index
     (record/index.py).
+  - signing: Record appends signed (one Ed25519 signature a batch, the
+    signature row before the rows) against the same appends unsigned,
+    alternated; and reading every row with its signature verified (what
+    `hale dna history --verify` does) against reading it alone.
 Bars (printed, not asserted): batched append within 2x of raw; replay of
-100,000 rows under 2 s. `--rows N` changes the replay size.
+100,000 rows under 2 s; signed append within 1.3x of unsigned. `--rows N`
+changes the replay size.
 """
 
 from __future__ import annotations
@@ -27,9 +32,12 @@ import time
 from pathlib import Path
 
 import pygit2
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from hale_runtime.record import Record, store
+from hale_runtime.record.keys import SigningKey
 from hale_runtime.record.row import encode_line, make_row
+from hale_runtime.record.signing import attribute
 
 
 def body(i: int) -> dict:
@@ -82,11 +90,17 @@ def durable_record_write(path: Path, rows: int, durable: bool) -> float:
         os.environ["HALE_DNA_DURABILITY"] = "relaxed"
 
 
-def record_write(path: Path, rows: int, per_commit: int) -> tuple[float, Record]:
-    """Seconds to append `rows` rows through Record, `per_commit` a call."""
+KEY = SigningKey(Ed25519PrivateKey.generate(), Path("bench"))  # never the user's own
+
+
+def record_write(
+    path: Path, rows: int, per_commit: int, sign: SigningKey | None = KEY
+) -> tuple[float, Record]:
+    """Seconds to append `rows` rows through Record, `per_commit` a call (signed
+    with `sign`, unsigned when None)."""
     pygit2.init_repository(str(path), bare=True)
     clock = iter(range(10**12)).__next__
-    record = Record.open(path, clock=clock, who="b@h:c0")
+    record = Record.open(path, clock=clock, who="b@h:c0", sign=sign)
     start = time.perf_counter()
     for first in range(0, rows, per_commit):
         batch = [("claim.taken", f"plan/i{i}", body(i)) for i in range(first, first + per_commit)]
@@ -143,6 +157,44 @@ def durable_table(root: Path, rounds: int, rows: int) -> None:
         print(f"  {name:<40} {best:>8,.0f} / {mid:>8,.0f} rows/s  {ratio:5.2f}x the journal's time")
 
 
+def signed_pair(root: Path, rounds: int, rows: int, per_commit: int) -> tuple[list, list]:
+    """Seconds of each round, unsigned and signed, alternating which goes first."""
+    plain: list[float] = []
+    signed: list[float] = []
+    for n in range(rounds):
+        sides = [(plain, None, "plain"), (signed, KEY, "signed")]
+        for times, key, name in sides if n % 2 == 0 else reversed(sides):
+            times.append(record_write(root / f"{name}{per_commit}-{n}", rows, per_commit, key)[0])
+    return plain, signed
+
+
+def signed_lines(label: str, rows: int, plain: list[float], signed: list[float]) -> float:
+    """Print both sides (best / median rows/s); the ratio of the medians."""
+    for side, times in (("unsigned", plain), ("signed", signed)):
+        best, mid = rows / min(times), rows / statistics.median(times)
+        print(f"  {label + ', ' + side:<44} {best:>9,.0f} / {mid:>9,.0f} rows/s")
+    return statistics.median(signed) / statistics.median(plain)
+
+
+def verified_read(path: Path, rounds: int) -> tuple[float, float, float, int]:
+    """(median read seconds, median read-and-verify seconds, median ratio, rows
+    verified): every row of a signed record, its signature checked."""
+    plain, checked, ratios, good = [], [], [], 0
+    for _ in range(rounds):
+        record = Record.open(path)
+        start = time.perf_counter()
+        list(record.scan(0, signatures=True))
+        plain.append(time.perf_counter() - start)
+        record = Record.open(path)
+        start = time.perf_counter()
+        good = sum(
+            1 for _, proof in attribute(record.scan(0, signatures=True)) if proof.fingerprint
+        )
+        checked.append(time.perf_counter() - start)
+        ratios.append(checked[-1] / plain[-1])
+    return statistics.median(plain), statistics.median(checked), statistics.median(ratios), good
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=100_000, help="rows to replay")
@@ -168,11 +220,22 @@ def main() -> None:
         from_index, _ = replay(root / "replay", drop_index=False)
         line("from git, 100 rows a commit, no index", n, from_git)
         line("from the index", n, from_index)
+        print(f"signing (best / median of {args.rounds} rounds, alternating who goes first)")
+        sign1 = signed_lines("Record.append, one row a commit", args.single,
+                             *signed_pair(root, args.rounds, args.single, 1))  # fmt: skip
+        sign100 = signed_lines("Record.append_many, 100 a commit", args.batched,
+                               *signed_pair(root, args.rounds, args.batched, 100))  # fmt: skip
+        read, checked, verify, good = verified_read(root / "replay", args.rounds)
+        line("read every row (index), 100 a commit", n, read)
+        line("read every row and verify its signature", good, checked)
         print("ratios")
         print(f"  append one a commit / raw:   {ratio1:.2f}x")
         print(f"  append 100 a commit / raw:   {ratio100:.2f}x  (bar: within 2x)")
         worst = max(from_git, from_index)
         print(f"  replay of {n:,} rows: {worst:.2f} s at worst  (bar: under 2 s)")
+        print(f"  signed / unsigned, one a commit: {sign1:.2f}x  (goal: within 1.3x)")
+        print(f"  signed / unsigned, 100 a commit: {sign100:.2f}x  (goal: within 1.3x)")
+        print(f"  read and verified / read:        {verify:.2f}x")
 
 
 if __name__ == "__main__":
