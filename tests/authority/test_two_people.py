@@ -165,3 +165,24 @@ def test_whoami_says_who_writes_and_what_the_record_binds(
     )
     monkeypatch.chdir(tmp_path)  # outside any project: who, and the key
     assert len(alice.hale("whoami").output.splitlines()) == 2
+
+
+def test_the_graph_shows_each_holder_with_its_keys(
+    project: Path, alice: Person, tmp_path: Path
+) -> None:
+    from hale_runtime.memory import open_memory
+    from hale_runtime.node.projection import project as project_rows
+
+    bob = Person("bob", project.parent / "home-bob")
+    assert alice.hale("key", "register", "bob", bob.key().openssh()).exit_code == 0
+    assert alice.hale("fill", "board", "bob").exit_code == 0
+    revoked = alice.key().fingerprint
+    assert bob.hale("key", "revoke", revoked).exit_code == 0  # the Board's now: bob
+    with open_memory(tmp_path / "memory.sqlite3") as memory:
+        memory.migrate()
+        project_rows(Record.open(project), memory)
+        assert memory.holder_of("board") == "bob"
+        edges = {(e.src, e.dst, e.props["bound"]) for e in memory.edges("key")}
+        assert edges == {("bob", f"key:{bob.key().fingerprint}", "endorsed")}
+        genesis = memory.node(f"key:{revoked}")
+        assert genesis is not None and genesis.props["revoked"] is True
