@@ -31,6 +31,10 @@ def whoami() -> None:
         record: Record | None = Record.open(find_root())
     except NotAProject:
         record = None
+    if record is not None:
+        from hale_runtime.cli.organism import sync_quietly
+
+        sync_quietly(record)  # what the record binds, as the remote has it
     who = record.who if record is not None else default_who("<clone>")
     click.echo(f"identity: {identity(who)} (rows name {who})")
     try:
@@ -111,7 +115,11 @@ def register(identity: str | None, public: str | None) -> None:
     if not trust.genesis:
         fail("the record has no genesis yet: `hale dna upgrade` makes your key its genesis")
     own = trust.key_of(signer.fingerprint, record.who)
-    strong = trust.is_board(record.who, signer.fingerprint) or bool(own and own.endorsed)
+    strong = (
+        trust.is_board(record.who, signer.fingerprint)
+        or trust.is_genesis(record.who, signer.fingerprint)
+        or bool(own and own.endorsed)
+    )
     bound = "endorsed" if strong else "self"
     body = {"identity": name, "public": keys.encode_public(raw), "bound": bound}
     _write(record, KEY_REGISTERED, key_of(fingerprint), body)

@@ -70,25 +70,34 @@ class Proof(NamedTuple):
 
 
 UNSIGNED = Proof("", "is not signed")
+OUT_OF_ORDER = Proof("", "is out of the order its batch was signed in")
 
 
 class Cover:
     """One signature row as a reader meets it: the ids it lists, and whether
-    its signature verifies (checked the first time a covered row asks)."""
+    its signature verifies (checked the first time a covered row asks).
+    Rows are asked about in chain order, and a row met out of the order the
+    signature lists is not covered: a writer reordering a signed batch
+    (a fill after the vacate it preceded) proves nothing by it."""
 
-    __slots__ = ("body", "record", "ids", "_proof")
+    __slots__ = ("body", "record", "ids", "_last", "_proof")
 
     def __init__(self, body: dict[str, Any], record: str):
         self.body, self.record = body, record
         listed = body.get("ids")  # any writer wrote it: only text can name a row
         ids = listed if isinstance(listed, list) else []
-        self.ids = frozenset(i for i in ids if isinstance(i, str))
+        self.ids = {i: n for n, i in enumerate(ids) if isinstance(i, str)}
+        self._last = -1
         self._proof: Proof | None = None
 
     def proof(self, row_id: str) -> Proof:
-        """What this signature proves of the row `row_id`."""
-        if row_id not in self.ids:
+        """What this signature proves of the row `row_id`, the next row met."""
+        at = self.ids.get(row_id)
+        if at is None:
             return UNSIGNED
+        if at <= self._last:
+            return OUT_OF_ORDER
+        self._last = at
         if self._proof is None:
             self._proof = check(self.body, self.record)
             if not self._proof.fingerprint:

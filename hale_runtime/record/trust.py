@@ -18,8 +18,9 @@ with. A key is bound to one identity, and its row says how (`bound`):
   (or `hale dna upgrade` on a record made before signing) writes it for
   its user. It holds the Board until the Board is filled, and its row's id
   binds every later signature to this record.
-- `endorsed`: registered by the Board's holder (or genesis while the Board
-  is unheld), or by an endorsed key of the same identity.
+- `endorsed`: registered by the Board's holder or by genesis (the record's
+  root of trust until the Board revokes it), or by an endorsed key of the
+  same identity.
 - `self`: registered by the very key for its writer's identity while that
   identity has no key, or by one of its keys. It proves who wrote a row
   and gives no authority: a position's holder proves itself with an
@@ -161,6 +162,11 @@ class Trust:
             return key.endorsed and identity(held) == identity(who)
         return fingerprint == self.genesis
 
+    def is_genesis(self, who: str, fingerprint: str) -> bool:
+        """Whether `who` signs with the live genesis key (it binds keys even once
+        the Board is held, until the Board revokes it)."""
+        return fingerprint == self.genesis and self.key_of(fingerprint, who) is not None
+
     def holds(self, who: str, fingerprint: str, position: str) -> bool:
         """Whether `who`, signing with `fingerprint`, holds `position` (endorsed key)."""
         key = self.key_of(fingerprint, who)
@@ -262,18 +268,20 @@ def _key_registered(trust: Trust, row: Row, fp: str) -> str:
     old = trust.keys.get(registered)
     if old is not None and not old.revoked and old.identity != name:
         return f"{row.key} is {old.identity}'s key already"
-    if trust.is_board(row.who, fp):
-        return ""  # the Board binds any key, endorsed or not
+    if trust.is_board(row.who, fp) or trust.is_genesis(row.who, fp):
+        return ""  # the Board (or genesis, the record's root) binds any key, endorsed or not
     if name != who:
-        return f"{row.key} registers {name}'s key and is not signed by the Board's holder"
+        return f"{row.key} registers {name}'s key, signed by neither the Board's holder nor genesis"
+    if old is not None and old.revoked:
+        return f"{row.key} is revoked; only the Board's holder binds it again"
     signer = trust.key_of(fp, row.who)
     if signer is not None and (signer.endorsed or bound == "self"):
         return ""  # one of the identity's keys adds another, no stronger than itself
     if bound == "endorsed":
         return f"{row.key} is endorsed by neither the Board's holder nor an endorsed key of {name}"
-    if fp == registered and not trust.keys_of(name):
-        return ""  # a writer registers its own key, the first of its identity
-    return f"{row.key}: {name} has a key; another is added by one of its keys or by the Board"
+    if fp == registered and not any(k.identity == name for k in trust.keys.values()):
+        return ""  # a writer registers its own key, the first its identity ever had
+    return f"{row.key}: {name} has had a key; another is added by one of its keys or by the Board"
 
 
 def _key_revoked(trust: Trust, row: Row, fp: str) -> str:

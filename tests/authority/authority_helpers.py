@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,9 +28,11 @@ class Person:
             "HALE_DNA_NODE": node,
         }
 
-    def hale(self, *args: str, node: str | None = None) -> Result:
-        """`hale dna ARGS` as this person (or claiming to be `node`)."""
-        return CliRunner().invoke(hale, ["dna", *args], env=self.env(node))
+    def hale(self, *args: str, node: str | None = None, at: Path | None = None) -> Result:
+        """`hale dna ARGS` as this person (or claiming to be `node`), in folder `at`
+        (default: where the test is)."""
+        with contextlib.chdir(at) if at is not None else contextlib.nullcontext():
+            return CliRunner().invoke(hale, ["dna", *args], env=self.env(node))
 
     def key(self) -> keys.SigningKey:
         """This person's key, made as hale makes it."""
@@ -41,6 +44,24 @@ class Person:
         private, _ = keys._read(own)
         assert private is not None
         return keys.SigningKey(private, own)
+
+    def seeded(self, seed: int) -> Person:
+        """This person with a key made from `seed` (the same fingerprint every run)."""
+        from cryptography.hazmat.primitives import serialization
+        from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+        own = self.home / ".config" / keys.OWN_KEY
+        own.parent.mkdir(parents=True, exist_ok=True)
+        private = Ed25519PrivateKey.from_private_bytes(bytes([seed]) * 32)
+        own.write_bytes(
+            private.private_bytes(
+                serialization.Encoding.PEM,
+                serialization.PrivateFormat.OpenSSH,
+                serialization.NoEncryption(),
+            )
+        )
+        own.chmod(0o600)
+        return self
 
     def who(self) -> str:
         return f"{self.name}@box:c0ffee00"

@@ -13,6 +13,7 @@ from hale_runtime.node.lease import BodyLease
 from hale_runtime.record import Record
 from hale_runtime.record.kinds import (
     BODY_CLAIMED,
+    OUTCOME_REQUESTED,
     POSITION_FILLED,
     REVIEW_DECIDED,
     SCHEDULE_DECLARED,
@@ -186,3 +187,43 @@ def test_the_graph_shows_each_holder_with_its_keys(
         assert edges == {("bob", f"key:{bob.key().fingerprint}", "endorsed")}
         genesis = memory.node(f"key:{revoked}")
         assert genesis is not None and genesis.props["revoked"] is True
+
+
+def test_a_revoked_key_proves_nothing_after_its_revocation(
+    project: Path, alice: Person, tmp_path: Path
+) -> None:
+    bob = Person("bob", tmp_path / "home-bob")
+    assert alice.hale("key", "register", "bob", bob.key().openssh()).exit_code == 0
+    assert alice.hale("fill", "editor", "bob").exit_code == 0  # bob convenes the schedule
+    declared(project, alice)
+    paused = bob.hale("schedule", "pause", "nightly")
+    assert paused.exit_code == 0, paused.output
+    revoked = alice.hale("key", "revoke", bob.key().fingerprint, "--why", "lost laptop")
+    assert revoked.output == f"key:{bob.key().fingerprint} of bob is revoked (key.revoked)\n"
+    before = cursor(project)
+    refused(bob.hale("schedule", "resume", "nightly"), "which is revoked")
+    assert kinds_written(project, before) == []
+    assert "[paused]" in alice.hale("schedule").output  # what bob did before still stands
+    assert bob.hale("whoami").output.splitlines()[2] == "record: your key was bob's, and is revoked"
+    refused(bob.hale("key", "register"), "is revoked; only the Board")  # no way back by itself
+    carol = Person("bob", tmp_path / "home-carol")  # another key claiming the name
+    refused(carol.hale("key", "register"), "bob has had a key")
+
+
+def test_only_a_registered_person_resolves_an_effect(
+    project: Path, alice: Person, mallory: Person
+) -> None:
+    """The verb judges with Record.judge before it writes (its case needs a
+    running organization; the judgment is the record's)."""
+    asked = {"outcome": "failed", "note": "", "resolved_by": "mallory"}
+    as_mallory = Record.open(project, who="mallory@box:c0ffee00", sign=mallory.key())
+    assert as_mallory.judge(OUTCOME_REQUESTED, "a1", asked) == (
+        f"refused: a1 is signed by {mallory.key().fingerprint}, "
+        "which the record does not bind to mallory"
+    )
+    assert mallory.hale("key", "register").exit_code == 0
+    assert as_mallory.judge(OUTCOME_REQUESTED, "a1", asked) == ""
+    for_alice = {**asked, "resolved_by": "alice"}
+    assert as_mallory.judge(OUTCOME_REQUESTED, "a1", for_alice) == (
+        "refused: a1 is resolved by alice but written by mallory@box:c0ffee00"
+    )

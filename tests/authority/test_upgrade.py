@@ -51,3 +51,21 @@ def test_upgrade_makes_a_genesis_and_unsigned_authority_is_refused_after_it(
     assert result.exit_code == 1 and "refused: position:editor is signed by" in result.output
     assert alice.hale("fill", "editor", "bob").exit_code == 0
     assert holders(old) == ["ann", "bob"]
+
+
+def test_genesis_hands_a_board_held_before_signing_to_its_holder(
+    old: Path, alice: Person, tmp_path: Path
+) -> None:
+    """The Board was filled before signing (ann holds it): alice upgrades, so
+    genesis is hers, but ann holds the Board; genesis binds ann's key."""
+    board = line(POSITION_FILLED, "position:board", {"position": "board", "holder": "ann"})
+    append_lines(old, [board])
+    assert alice.hale("upgrade").exit_code == 0
+    ann = Person("ann", tmp_path / "home-ann")
+    refused = ann.hale("fill", "editor", "ann")
+    assert refused.exit_code == 1 and "does not bind to ann" in refused.output
+    bound = alice.hale("key", "register", "ann", ann.key().openssh())
+    assert "is ann's, endorsed (key.registered)" in bound.output, bound.output
+    filled = ann.hale("fill", "editor", "ann")
+    assert filled.exit_code == 0, filled.output
+    assert holders(old) == ["ann", "ann"]
