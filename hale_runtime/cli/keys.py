@@ -121,6 +121,11 @@ def register(identity: str | None, public: str | None) -> None:
         or bool(own and own.endorsed)
     )
     bound = "endorsed" if strong else "self"
+    held = trust.key_of(fingerprint, name)
+    if held is not None and (held.endorsed or not strong):
+        how = "endorsed" if held.endorsed else "registered by itself"
+        click.echo(f"key:{fingerprint} is {name}'s already, {how}; nothing written")
+        return
     body = {"identity": name, "public": keys.encode_public(raw), "bound": bound}
     _write(record, KEY_REGISTERED, key_of(fingerprint), body)
     how = "endorsed" if strong else "registered by itself (it proves, and gives no authority)"
