@@ -49,3 +49,79 @@ def append_lines(root: Path, lines: list[str]) -> None:
         if store.move_ref(repo, store.RECORD_REF, tip, oid):
             return
     raise AssertionError("the record kept moving")
+
+
+# ---- commits of shapes hale never writes -------------------------------------------------
+
+SIG = pygit2.Signature("mallory", "mallory@elsewhere", 1_767_225_600, 0)
+GOOD = line("note.made", "foreign/good", {"n": 1})  # a row that fits, wherever it is put
+
+
+def tree_of(repo: pygit2.Repository, entries: dict[str, bytes | pygit2.Oid]) -> pygit2.Oid:
+    """A tree of blobs (bytes) and trees (an Oid of one)."""
+    builder = repo.TreeBuilder()
+    for name, value in entries.items():
+        if isinstance(value, bytes):
+            builder.insert(name, repo.create_blob(value), pygit2.enums.FileMode.BLOB)
+        else:
+            builder.insert(name, value, pygit2.enums.FileMode.TREE)
+    return builder.write()
+
+
+def commit_of(repo: pygit2.Repository, tree: pygit2.Oid, parents: list) -> pygit2.Oid:
+    return repo.create_commit(None, SIG, SIG, "not hale's\n", tree, parents)
+
+
+def raw_commit(repo: pygit2.Repository, tree: pygit2.Oid, parent: pygit2.Oid) -> pygit2.Oid:
+    """A commit whose parent line names `parent` whatever it is (libgit2 checks; git does not)."""
+    stamp = b"mallory <mallory@elsewhere> 1767225600 +0000"
+    body = b"tree %s\nparent %s\nauthor %s\ncommitter %s\n\nnot hale's\n" % (
+        str(tree).encode(), str(parent).encode(), stamp, stamp)  # fmt: skip
+    return repo.odb.write(pygit2.enums.ObjectType.COMMIT, body)
+
+
+def rows_tree(text: str) -> dict[str, bytes | pygit2.Oid]:
+    return {"rows.jsonl": text.encode()}
+
+
+def _shapes() -> dict[str, Any]:
+    """name -> (repo, tip) -> a commit of that shape on `tip` (None: a root), and
+    whether the record reads it as foreign (one placeholder) rather than as rows."""
+    good = f"{GOOD}\n"
+
+    def merge(repo, tip):
+        other = commit_of(repo, tree_of(repo, rows_tree(line("x.y", "side", {}) + "\n")), [])
+        return commit_of(repo, tree_of(repo, rows_tree(good)), [p for p in (tip, other) if p])
+
+    def parent_not_a_commit(repo, tip):
+        return raw_commit(repo, tree_of(repo, rows_tree(good)), repo.create_blob(b"no commit"))
+
+    return {
+        "merge": (merge, True),
+        "other entries": (lambda r, t: on_tip(r, t, {**rows_tree(good), "x.txt": b"x"}), True),
+        "no rows.jsonl": (lambda r, t: on_tip(r, t, {"notes.txt": good.encode()}), True),
+        "rows.jsonl a tree": (
+            lambda r, t: on_tip(r, t, {"rows.jsonl": tree_of(r, {"a": b"a"})}), True),
+        "empty tree": (lambda r, t: on_tip(r, t, {}), True),
+        "huge blob": (lambda r, t: on_tip(r, t, {"rows.jsonl": b"x" * (store.MAX_BLOB + 1)}), True),
+        "parent not a commit": (parent_not_a_commit, True),
+        "not UTF-8": (lambda r, t: on_tip(r, t, {"rows.jsonl": good.encode() + b"\xff\xfe\n"}), False),
+        "no last newline": (lambda r, t: on_tip(r, t, {"rows.jsonl": GOOD.encode()}), False),
+        "no rows": (lambda r, t: on_tip(r, t, {"rows.jsonl": b""}), False),
+    }  # fmt: skip
+
+
+def on_tip(repo, tip, entries):
+    return commit_of(repo, tree_of(repo, entries), [tip] if tip else [])
+
+
+SHAPES = _shapes()
+
+
+def push_foreign(root: Path, shape: str) -> pygit2.Oid:
+    """A commit of `shape` on this clone's record tip, the ref moved to it."""
+    repo = pygit2.Repository(pygit2.discover_repository(str(root)))
+    tip = store.read_ref(repo, store.RECORD_REF)
+    oid = SHAPES[shape][0](repo, tip)
+    assert store.move_ref(repo, store.RECORD_REF, tip, oid)
+    return oid

@@ -49,7 +49,7 @@ from hale_runtime.record.identity import Clock, clone_id, default_who, wall_cloc
 from hale_runtime.record.index import Commit, Index, IndexFailed, key_ranges, prefix_range
 from hale_runtime.record.journal import Journal
 from hale_runtime.record.keys import SigningKey
-from hale_runtime.record.row import Row, decode_line, new_row, read_line
+from hale_runtime.record.row import Row, decode_line, new_row, rows_in
 from hale_runtime.record.signing import SIGNED
 from hale_runtime.record.trust import STATE_KINDS as TRUST_STATE
 from hale_runtime.record.trust import Trust
@@ -328,6 +328,7 @@ class Record:
         ]
         fresh = [row for row, _ in made]
         lines = {row.id: line for row, line in made}
+        _refuse_size(lines.values())
         with self._journal.locked() if self.durable else contextlib.nullcontext():
             for _ in range(MAX_APPEND_TRIES):
                 tip = self.refresh()
@@ -476,10 +477,9 @@ class Record:
         self._cut(known(hit) + 1 if hit is not None else 0)  # type: ignore[operator]
         for at in range(0, len(found), READ_CHUNK):
             for hexid, _ in found[at : at + READ_CHUNK]:
-                parent_hex, text = store.commit_rows(
-                    self.repo, pygit2.Oid(hex=hexid), store.RECORD_REF
-                )
-                self._add_text(hexid, parent_hex, text)
+                oid = pygit2.Oid(hex=hexid)
+                parent_hex, content = store.commit_content(self.repo, oid, store.RECORD_REF)
+                self._add_read(hexid, parent_hex, rows_in(hexid, content, store.RECORD_REF))
             self._persist(upto_tip=pygit2.Oid(hex=found[min(at + READ_CHUNK, len(found)) - 1][0]))
 
     def _load(self) -> None:
@@ -563,10 +563,9 @@ class Record:
         last_hex = self._commits[-1][0] if self._commits else self._base[2]
         self._tip = pygit2.Oid(hex=last_hex) if last_hex else None
 
-    def _add_text(self, hexid: str, parent: str | None, text: str) -> None:
+    def _add_read(self, hexid: str, parent: str | None, decoded: list[Row]) -> None:
+        """Join a commit read from git, leaving out rows the chain already holds."""
         base = self._count_rows()
-        decoded = [read_line(line, 0, store.RECORD_REF) for line in text.split("\n")[:-1]]
-        # not splitlines above: JSON leaves U+2028 raw
         known = self._known(r.id for r in decoded)
         new: list[Row] = []
         seen: set[str] = set()
@@ -648,6 +647,22 @@ class Record:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _refuse_size(lines: Iterable[str]) -> None:
+    """RowRefused when a batch's stored bytes pass what one commit holds (a
+    reader reads a bigger one as foreign, store.MAX_BLOB), with room kept for
+    its signature row; counted in characters first, which is cheap and at
+    most a quarter of the bytes."""
+    most = store.MAX_BLOB - (64 << 10)
+    if sum(len(line) + 1 for line in lines) <= most // 4:
+        return
+    size = sum(len(line.encode()) + 1 for line in lines)
+    if size > most:
+        raise RowRefused(
+            f"a batch is at most {most:,} bytes as stored, and this one is "
+            f"{size:,}: write it in parts"
+        )
 
 
 def _within(key: str, ranges: Ranges) -> bool:

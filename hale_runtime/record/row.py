@@ -179,5 +179,37 @@ def read_line(line: str, seq: int, where: str) -> Row:
     except RecordError as error:
         digest = hashlib.sha256(line.encode("utf-8", "surrogatepass")).hexdigest()
         why = str(error).removeprefix(f"{where}: ")
-        body = {"why": why, "line": line[:200]}
-        return Row(kinds.ROW_UNREADABLE, "", body, "", 0, "", digest, seq)
+        return unreadable(digest, why, line[:200], seq)
+
+
+def unreadable(digest: str, why: str, shown: str, seq: int = 0) -> Row:
+    """The `row.unreadable` row the record reads in place of what is no row."""
+    return Row(kinds.ROW_UNREADABLE, "", {"why": why, "line": shown}, "", 0, "", digest, seq)
+
+
+def rows_in(hexid: str, content: bytes | str, where: str) -> list[Row]:
+    """The rows of one commit of the chain, each with seq 0: its lines read one by
+    one (a line that is no row, or no UTF-8 text, is a `row.unreadable` row), or,
+    for a commit whose shape is foreign (`content` says why: store.commit_content),
+    one `row.unreadable` row named by the commit, so it is quarantined once."""
+    if isinstance(content, str):
+        digest = hashlib.sha256(f"commit {hexid}".encode()).hexdigest()
+        return [unreadable(digest, f"commit {hexid} is foreign: {content}", "")]
+    try:
+        lines = content.decode().split("\n")  # not splitlines: JSON leaves U+2028 raw
+    except UnicodeDecodeError:
+        return [_read_bytes(line, where) for line in _without_end(content.split(b"\n"))]
+    return [read_line(line, 0, where) for line in _without_end(lines)]
+
+
+def _without_end(lines: list) -> list:
+    """The lines of a text split at each newline: a last, empty one is the end's."""
+    return lines[:-1] if lines and not lines[-1] else lines
+
+
+def _read_bytes(line: bytes, where: str) -> Row:
+    try:
+        return read_line(line.decode(), 0, where)
+    except UnicodeDecodeError:
+        shown = line[:200].decode(errors="replace")
+        return unreadable(hashlib.sha256(line).hexdigest(), "a row is not UTF-8 text", shown)

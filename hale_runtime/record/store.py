@@ -31,6 +31,7 @@ from hale_runtime.record.errors import RecordError
 
 RECORD_REF = "refs/dna/record"
 ROWS_ENTRY = "rows.jsonl"
+MAX_BLOB = 64 << 20  # bytes of rows one commit may hold: a bigger one is read as foreign
 # test hooks: when set to a file path, an append creates that file and sleeps (so a
 # test can kill it) once its objects are written, before anything is durable ...
 PAUSE_ENV = "HALE_RECORD_TEST_PAUSE_BEFORE_REF"
@@ -57,52 +58,76 @@ def read_ref(repo: pygit2.Repository, name: str) -> pygit2.Oid | None:
     return ref.target
 
 
-def commit_rows(repo: pygit2.Repository, oid: pygit2.Oid, where: str) -> tuple[str | None, str]:
-    """(parent hex or None, the JSONL text) of one record commit, checked for shape."""
-    commit = repo.get(oid)
+def commit_content(
+    repo: pygit2.Repository, oid: pygit2.Oid, where: str
+) -> tuple[str | None, bytes | str]:
+    """(its first parent's hex or None, its `rows.jsonl` bytes) of one commit of the
+    chain, or, for a commit of any other shape, (its first parent, why it is foreign).
+
+    Anyone who can push to the record can push any commit, so a shape this hale
+    never writes is input, not damage: a merge, a tree of other entries, rows
+    that are not a blob, a blob past MAX_BLOB, a parent that is no commit. The
+    chain is read along first parents through it, and its content is one
+    placeholder row (row.py's `rows_in`), poison like a line that is no row.
+    Only an object missing from the store raises."""
+    commit = _commit(repo, oid, where)
+    parent, why = _first_parent(repo, commit, where)
+    if not why and len(commit.parent_ids) > 1:
+        why = f"a merge of {len(commit.parent_ids)} parents; the record is read along the first"
+    tree = commit.tree
+    if not why and (len(tree) != 1 or tree[0].name != ROWS_ENTRY or tree[0].type_str != "blob"):
+        names = ", ".join(sorted(repr(entry.name) for entry in tree)[:4]) or "nothing"
+        why = f"its tree holds {names}, not one {ROWS_ENTRY} blob"
+    if why:
+        return parent, why
+    size = repo.odb.read_header(tree[0].id)[1]
+    if size > MAX_BLOB:
+        return parent, f"its {ROWS_ENTRY} is {size:,} bytes, past the {MAX_BLOB:,} a commit holds"
+    return parent, repo[tree[0].id].data
+
+
+def _commit(repo: pygit2.Repository, oid: pygit2.Oid, where: str) -> pygit2.Commit:
+    try:
+        commit = repo.get(oid)
+    except (pygit2.GitError, ValueError) as exc:
+        raise RecordError(f"{where}: {oid} in the chain is damaged: {exc}") from exc
     if commit is None or commit.type != pygit2.enums.ObjectType.COMMIT:
         raise RecordError(f"{where}: {oid} in the chain is missing or not a commit")
+    return commit
+
+
+def _first_parent(
+    repo: pygit2.Repository, commit: pygit2.Commit, where: str
+) -> tuple[str | None, str]:
+    """(the first parent's hex or None, why the commit is foreign when its parent is
+    no commit: the chain then ends at it)."""
     parents = commit.parent_ids
-    if len(parents) > 1:
-        raise RecordError(f"{where}: foreign object: {oid} is a merge; the record is linear")
-    tree = commit.tree
-    if len(tree) != 1 or tree[0].name != ROWS_ENTRY or tree[0].type_str != "blob":
-        raise RecordError(f"{where}: foreign object: {oid} is not a record commit")
+    if not parents:
+        return None, ""
     try:
-        text = repo[tree[0].id].data.decode()
-    except UnicodeDecodeError as exc:
-        raise RecordError(f"{where}: {oid} holds rows that are not UTF-8") from exc
-    if not text.endswith("\n"):
-        raise RecordError(f"{where}: foreign object: {oid} holds no whole rows")
-    return (str(parents[0]) if parents else None), text
-
-
-def walk_back(
-    repo: pygit2.Repository, tip: pygit2.Oid, known: Callable[[str], bool], where: str
-) -> tuple[list[tuple[str, str | None, str]], str | None]:
-    """Commits from `tip` back to the first known one: ([(hex, parent, text)] oldest first, hit)."""
-    found: list[tuple[str, str | None, str]] = []
-    here: str | None = str(tip)
-    while here is not None and not known(here):
-        parent, text = commit_rows(repo, pygit2.Oid(hex=here), where)
-        found.append((here, parent, text))
-        here = parent
-    found.reverse()
-    return found, here
+        kind = repo.odb.read_header(parents[0])[0]
+    except (KeyError, pygit2.GitError) as exc:
+        raise RecordError(f"{where}: {parents[0]} in the chain is missing") from exc
+    if kind != pygit2.enums.ObjectType.COMMIT:
+        return None, f"its parent {parents[0]} is not a commit"
+    return str(parents[0]), ""
 
 
 def chain_back(
     repo: pygit2.Repository, tip: pygit2.Oid, known: Callable[[str], bool], where: str
 ) -> tuple[list[tuple[str, str | None]], str | None]:
-    """Like walk_back, without reading the rows: ([(hex, parent)] oldest first, hit)."""
+    """Commits from `tip` back to the first known one, along first parents, without
+    reading their rows: ([(hex, parent)] oldest first, the known one or None).
+    A chain that comes back on itself (git's grafts can make one) ends where it
+    would repeat: the commit before that is read as the root."""
     found: list[tuple[str, str | None]] = []
+    walked: set[str] = set()
     here: str | None = str(tip)
     while here is not None and not known(here):
-        commit = repo.get(here)
-        if commit is None or commit.type != pygit2.enums.ObjectType.COMMIT:
-            raise RecordError(f"{where}: {here} in the chain is missing or not a commit")
-        parents = commit.parent_ids
-        parent = str(parents[0]) if parents else None
+        walked.add(here)
+        parent, _ = _first_parent(repo, _commit(repo, pygit2.Oid(hex=here), where), where)
+        if parent in walked:
+            parent = None
         found.append((here, parent))
         here = parent
     found.reverse()

@@ -32,7 +32,7 @@ from hale_runtime import durability
 from hale_runtime.record import receipts, store
 from hale_runtime.record.errors import RecordError
 from hale_runtime.record.kinds import ROW_UNREADABLE
-from hale_runtime.record.row import encode_line, read_line
+from hale_runtime.record.row import encode_line, rows_in
 
 if TYPE_CHECKING:
     from hale_runtime.record.record import Record
@@ -125,31 +125,41 @@ def _fetch(repo: pygit2.Repository, name: str, tracking: str) -> None:
 
 
 def _rebase(record: Record, theirs: pygit2.Oid | None) -> tuple[bool, pygit2.Oid | None]:
-    """(done, the local tip standing on `theirs`); not done when the local ref moved meanwhile."""
+    """(done, the local tip standing on `theirs`); not done when the local ref moved meanwhile.
+
+    Chains are followed along first parents, as the record reads them (a merge
+    someone pushed is one foreign commit, store.py): walking back from their
+    tip to the first commit this chain holds finds both what is new there and
+    where the two part."""
+    from hale_runtime.record.record import tracking_ref
+
     ours = record.refresh()
     if theirs is None or ours == theirs or record.position(str(theirs)) is not None:
         return True, ours  # nothing to take: push what we have (if anything)
-    if ours is None or record.repo.descendant_of(theirs, ours):
+    where = tracking_ref(record.remote() or "remote")
+    found, base = store.chain_back(
+        record.repo, theirs, lambda h: record.position(h) is not None, where
+    )
+    if ours is None or base == str(ours):
         target = theirs
     else:
-        target = _replay(record, ours, theirs)
+        target = _replay(record, theirs, base, found)
     if not store.move_ref(record.repo, store.RECORD_REF, ours, target, record.durable):
         return False, None
     record.refresh()
     return True, target
 
 
-def _replay(record: Record, ours: pygit2.Oid, theirs: pygit2.Oid) -> pygit2.Oid:
-    """One commit on `theirs` holding our rows past the shared commit that it lacks."""
-    from hale_runtime.record.record import tracking_ref
-
-    repo = record.repo
-    base = repo.merge_base(ours, theirs)
-    base_hex = str(base) if base is not None else None
-    where = tracking_ref(record.remote() or "remote")
-    found, _ = store.walk_back(repo, theirs, lambda h: h == base_hex, where)
-    held = {read_line(line, 0, where).id for _, _, text in found for line in text.split("\n")[:-1]}
-    base_at = record.position(base_hex) if base_hex else None
+def _replay(
+    record: Record,
+    theirs: pygit2.Oid,
+    base: str | None,
+    found: list[tuple[str, str | None]],
+) -> pygit2.Oid:
+    """One commit on `theirs` holding our rows past `base` (the last commit both
+    chains hold) that their commits past it (`found`, read one at a time) lack."""
+    held = {r.id for hexid, _ in found for r in _rows_of(record.repo, hexid)}
+    base_at = record.position(base) if base is not None else None
     # a line that was no row cannot be written again as it was: it stays where it is
     pending = [
         r for r in record.rows_past(base_at) if r.id not in held and r.kind != ROW_UNREADABLE
@@ -157,7 +167,11 @@ def _replay(record: Record, ours: pygit2.Oid, theirs: pygit2.Oid) -> pygit2.Oid:
     if not pending:
         return theirs
     text = "".join([encode_line(r) + "\n" for r in pending])
-    return store.write_commit(repo, theirs, text, record.who, record.clock(), record.durable)
+    return store.write_commit(record.repo, theirs, text, record.who, record.clock(), record.durable)
+
+
+def _rows_of(repo: pygit2.Repository, hexid: str) -> list:
+    return rows_in(hexid, store.commit_content(repo, pygit2.Oid(hex=hexid), "theirs")[1], "theirs")
 
 
 def _unheld(record: Record, theirs: pygit2.Oid | None) -> int:

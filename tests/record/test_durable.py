@@ -137,7 +137,7 @@ def test_a_ref_naming_lost_objects_is_set_back_to_the_settled_tip(project: Path)
     tip = str(store.read_ref(record.repo, store.RECORD_REF))
     os.remove(Path(record.repo.path) / "objects" / tip[:2] / tip[2:])  # never reached the disk
     with pytest.raises(RecordError):
-        store.walk_back(pygit2.Repository(str(project)), pygit2.Oid(hex=tip), lambda h: False, "x")
+        store.chain_back(pygit2.Repository(str(project)), pygit2.Oid(hex=tip), lambda h: False, "x")
     assert [r.key for r in open_record(project).rows()] == ["a", "b"]
 
 
@@ -197,4 +197,7 @@ def test_the_objects_written_are_the_ones_libgit2_writes(
     sig = store.commit_signature(who, at)
     theirs = store._write_commit_libgit2(repo, parent, text, sig, f"{len(texts)} row(s)\n")
     assert ours == theirs
-    assert store.commit_rows(repo, ours, "test") == (str(parent) if parent else None, text)
+    assert store.commit_content(repo, ours, "test") == (
+        str(parent) if parent else None,
+        text.encode(),
+    )
