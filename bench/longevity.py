@@ -220,10 +220,12 @@ def verb(root: Path, *args: str) -> str:
 
 def scan_show(root: Path, task: str) -> str:
     """What `show` did before the index: fold the root from a scan of every row."""
-    from hale_runtime.engine.show import fold_root, render
+    from hale_runtime.engine.show import shown_by_scan
     from hale_runtime.record import Record
 
-    return render(fold_root(Record.open(root).rows(), task), task)
+    text = shown_by_scan(Record.open(root).rows(), task)
+    assert text is not None, f"no task {task} in the record"
+    return text
 
 
 def debugger_screen(root: Path, task: str | None) -> int:

@@ -23,9 +23,9 @@ def show(task: str) -> None:
         for line in process_lines(record):
             click.echo(line)
         return
-    from hale_runtime.engine.show import admitted_by, read_root, render
+    from hale_runtime.engine.show import shown
 
-    state = read_root(record, task)
-    if task not in state.tasks:
+    text = shown(record, task)
+    if text is None:
         fail(f"no task {task} in the record")
-    click.echo(render(state, task, admitted_by(record, task)), nl=False)
+    click.echo(text, nl=False)

@@ -34,6 +34,25 @@ def read_root(record: Any, task: str) -> State:
     return fold_root(record.under(ids.root_of(task), "/."), task)
 
 
+def shown(record: Any, task: str) -> str | None:
+    """What `hale dna show TASK` prints, read by key (None: no such task)."""
+    state = read_root(record, task)
+    if task not in state.tasks:
+        return None
+    return render(state, task, admitted_by(record, task))
+
+
+def shown_by_scan(rows: list[Any], task: str) -> str | None:
+    """What `show` prints, folded from `rows` (all the record's): the answer
+    the reads by key must give (tests/engine/test_show.py, bench/longevity.py)."""
+    state = fold_root(rows, task)
+    if task not in state.tasks:
+        return None
+    root = ids.root_of(task)
+    by = next((r.who for r in rows if r.kind == "workflow.admitted" and r.key == root), "")
+    return render(state, task, by)
+
+
 def admitted_by(record: Any, task: str) -> str:
     """The body (its holder) whose `workflow.admitted` minted `task`'s root ("" when none)."""
     found = record.rows(kind="workflow.admitted", key=ids.root_of(task))
