@@ -31,6 +31,17 @@ class Owners:
         self.asked: dict[str, str] = {}  # intent -> the asker's owner
         self.to: dict[str, str] = {}  # intent -> the position it was offered for
 
+    def snapshot(self) -> tuple[dict[str, str], dict[str, str], dict[str, str]]:
+        """The fold as plain data (a checkpoint's part: the Settler's)."""
+        return dict(self.positions), dict(self.asked), dict(self.to)
+
+    @classmethod
+    def restore(cls, data: tuple[dict[str, str], ...] | list[dict[str, str]]) -> Owners:
+        owners = cls()
+        positions, asked, to = data
+        owners.positions, owners.asked, owners.to = dict(positions), dict(asked), dict(to)
+        return owners
+
     def note(self, kind: str, key: str, body: dict[str, Any]) -> None:
         if kind == kinds.POSITION_FILLED and body.get("owner"):
             self.positions[filled_position(key, body)] = str(body["owner"])

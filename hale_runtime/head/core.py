@@ -96,12 +96,31 @@ class Head:
         self.open: dict[str, None] = {}  # attempts open for legs, in the order delivered
         self.asked: set[str] = set()  # attempts whose allowance was asked
         self.allowances: dict[str, dict[str, Any]] = {}  # attempt -> the organization's answer
-        self.positions: dict[str, str] = {}  # intent -> "position:<name>" it is for
         self.follower = Follower(record)
         # the highest seq known landed: stamped when the head opened, then step 7's word
         self.landed = record.cursor(stamped_only=True)
 
     # ---- the fold ----------------------------------------------------------------
+
+    def resume(self, checkpoint: Any) -> bool:
+        """Stand where the organization's checkpoint (node/checkpoint.py) stood,
+        so the first call folds only the rows after it; whether it could.
+
+        The engine's part is the State (its open roots kept as their rows) and
+        the Settler's holds the owners' fold: what the head keeps of its own
+        (attempts open for legs, allowances asked and answered) lies under the
+        open roots, so it is noted again from those rows, in their order."""
+        engine, settler = checkpoint.part("engine"), checkpoint.part("settler")
+        if engine is None or settler is None:
+            return False
+        seq, data = engine
+        self.state = State.restore(Budget(BudgetPolicy()), data["state"])
+        self.owners = Owners.restore(settler[1]["owners"])
+        self.open, self.asked, self.allowances = {}, set(), {}
+        for kind, key, body, _ in data["state"]["open"]:
+            self._note(kind, key, body, owners=False)
+        self.follower = Follower(self.record, seq)
+        return True
 
     def read(self) -> None:
         """Take in the rows written since the last read; one the fold cannot apply
@@ -112,10 +131,10 @@ class Head:
                 self._note(r.kind, r.key, r.body)
         self.state.poison.clear()
 
-    def _note(self, kind: str, key: str, body: dict[str, Any]) -> None:
+    def _note(self, kind: str, key: str, body: dict[str, Any], owners: bool = True) -> None:
         if kind == kinds.ATTEMPT_CLAIMED:
             a = self.state.attempts.get(key)
-            if a is not None and a.performer in self.leg_kinds and a.outcome is None:
+            if a is not None and a.performer in self.leg_kinds and a.claimed and a.outcome is None:
                 self.open[key] = None
         elif kind in (kinds.ATTEMPT_OUTCOME, f"{OUTCOME}.requested"):
             self.open.pop(key, None)
@@ -123,9 +142,7 @@ class Head:
             self.asked.add(key)
         elif kind == f"{ALLOWANCE}.answered":
             self.allowances[key] = body
-        elif kind == kinds.INTENT_OFFERED and body.get("position"):
-            self.positions[key] = str(body["position"])
-        if self.owner:
+        if owners:
             self.owners.note(kind, key, body)
 
     def land(self, seq: int) -> None:
@@ -183,7 +200,7 @@ class Head:
             return False
         task = self.state.tasks.get(root_of(attempt))
         intent = task.ask if task is not None else ""
-        position = self.positions.get(intent, "")
+        position = self.owners.to.get(intent, "")
         if self.owner and self.owners.of(intent) != self.owner:
             return False  # another organization's task, over a shared record
         if not position:

@@ -273,11 +273,18 @@ def open_head_for(
 
     def open_head() -> Head:
         from hale_runtime.memory import open_memory
+        from hale_runtime.node.checkpoint import Checkpoints, place_for
         from hale_runtime.record import Record
 
         record = Record.open(root, who=who)
         memory = open_memory(memory_dsn)
         owner = os.environ.get(OWNER_ENV, "").strip() or None
-        return Head(record, memory, lease_s or LEASE_S, owner=owner)
+        head = Head(record, memory, lease_s or LEASE_S, owner=owner)
+        # the organization's newest checkpoint, when there is one (it says what it passed over)
+        place = place_for(memory, memory_dsn, record.repo.path)
+        found = Checkpoints(place, lambda line: None).load(record)
+        if found is not None:
+            head.resume(found)
+        return head
 
     return open_head

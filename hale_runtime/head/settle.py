@@ -60,9 +60,8 @@ class Settler:
 
     def snapshot(self) -> dict[str, Any]:
         """The Settler's fold as plain data (a checkpoint's part)."""
-        o = self.owners
         return {
-            "owners": (dict(o.positions), dict(o.asked), dict(o.to)),
+            "owners": self.owners.snapshot(),
             "grants": dict(self.grants),
             "allowed": self.allowed.to_bytes(),
             "settled": self.settled.to_bytes(),
@@ -70,12 +69,7 @@ class Settler:
 
     def restore(self, seq: int, data: dict[str, Any]) -> None:
         """Stand where a checkpoint at `seq` stood; `read` goes on from there."""
-        positions, asked, to = data["owners"]
-        self.owners.positions, self.owners.asked, self.owners.to = (
-            dict(positions),
-            dict(asked),
-            dict(to),
-        )
+        self.owners = Owners.restore(data["owners"])
         self.grants = dict(data["grants"])
         self.allowed = Seen.from_bytes(data["allowed"])
         self.settled = Seen.from_bytes(data["settled"])

@@ -259,3 +259,49 @@ def test_a_persons_resolve_goes_the_legs_way_and_is_refused_unless_waiting(
     assert not project.rows("attempt.outcome", attempt)
     answered = project.rows("attempt.outcome.answered", attempt)[0].body
     assert answered == {"settled": "", "why": said}
+
+
+def _view(head) -> dict:
+    """What the head's later decisions read of its fold."""
+    o, s = head.owners, head.state
+    return {
+        "open": list(head.open), "asked": sorted(head.asked), "allowances": head.allowances,
+        "owners": (o.positions, o.asked, o.to), "attempts": sorted(s.attempts),
+        "claimed": sorted(a.id for a in s.attempts.values() if a.claimed),
+        "tasks": sorted(s.tasks), "cursor": head.follower.seq,
+    }  # fmt: skip
+
+
+def test_the_head_starts_from_the_organizations_checkpoint(project: Project) -> None:
+    """The head opened beside a node resumes where the organization's newest
+    checkpoint stands, so its first call folds only the rows after it, and
+    knows what a head folding the whole record knows."""
+    from hale_runtime.head.server import open_head_for
+    from hale_runtime.node.checkpoint import Checkpointer, Checkpoints, Files
+
+    body = {"position": "ops", "holder": "acme-body", "owner": "acme"}
+    project.record().append("position.filled", "ops", body)
+    node = _judgments(project, 4, budget=BudgetPolicy("day", 25_000_000))
+    node.offer("i-ops", objective="patch it", to="position:ops")
+    head = project.head()
+    first, second, third = (
+        head.call("dna.attempt.claim", {"leg": leg}) for leg in (A, B, "leg:cy")
+    )
+    head.call("dna.attempt.allowance", _lease(first))
+    _settle(project, node, "attempt.allowance.requested")
+    head.call("dna.attempt.allowance", _lease(second, B))  # asked, not yet answered
+    head.call("dna.attempt.outcome", {**_lease(third, "leg:cy"), "outcome": "succeeded"})
+    _settle(project, node, "attempt.outcome.requested")  # t3 settles: the fold forgets it
+    node.engine.pump()
+    folds = {"engine": node.engine, "settler": node.settler}
+    store = Checkpoints(Files(node.record.repo.path), print)
+    assert Checkpointer(node.record, store, folds, every_rows=1).tick() is not None
+    at = node.record.cursor()
+    node.offer("i-9", objective="judge one more", judgment=True)  # after the checkpoint
+    opened = open_head_for(project.root, str(project.memory_path), "org@box:c0ffee00")()
+    assert opened.follower.seq == at  # resumed: the rows before `at` are not read again
+    opened.read()
+    head.read()
+    assert _view(opened) == _view(head)
+    claims = [opened.call("dna.attempt.claim", {"leg": f"leg:{n}"})["attempt"] for n in range(3)]
+    assert claims == ["t4/wf1/s0/j/a0", "t6/wf1/s0/j/a0", None]  # t5 is for ops' holder
