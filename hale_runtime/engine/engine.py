@@ -78,6 +78,7 @@ class Engine:
         ceiling_micros: int = CEILING_MICROS,
         tell_board: Callable[[dict[str, Any]], None] | None = None,
         resume: tuple[int, dict[str, Any]] | None = None,
+        restart: Callable[[], tuple[int, dict[str, Any]] | None] | None = None,
     ):
         self.record, self.memory = record, memory
         self.performers = performers or Performers()
@@ -97,6 +98,7 @@ class Engine:
         self._poison: dict[str, tuple[str, str]] = {}
         self.ctx = Context(self._admit_spend, self._note_call, self.performers.provider,
                            self.clock, self._journal)  # fmt: skip
+        self.restart = restart or (lambda: None)  # the newest checkpoint's part: see step
         self.resume(resume)
 
     def resume(self, checkpoint: tuple[int, dict[str, Any]] | None) -> None:
@@ -262,12 +264,12 @@ class Engine:
         """One round; the number of rows written.
 
         When the record or memory fails mid-round, the rows decided but not
-        written were applied to the state already: the state is rebuilt from
-        the record (so it holds only what was written) before the error rises.
-        A task whose advance raises (its admission was poison the fold could
-        not see: a plan the engine cannot run) is stuck: its admission is
-        reported as poison, the state is rebuilt, and the round runs again
-        without it.
+        written were applied to the state already: the state is folded again
+        (from the newest checkpoint, `restart`, so it holds only what
+        was written) before the error rises. A task whose advance raises (its
+        admission was poison the fold could not see: a plan the engine cannot
+        run) is stuck: its admission is reported as poison, the state is
+        folded again, and the round runs again without it.
         """
         while True:
             inbox = list(self.inbox)
@@ -282,12 +284,12 @@ class Engine:
             except _Stuck as stuck:
                 self._told.clear()
                 self._stick(stuck.task, stuck.why)
-                self.rebuild()
+                self.resume(self.restart())
                 self.inbox = inbox
                 continue
             except Exception:
                 self._told.clear()
-                self.rebuild()
+                self.resume(self.restart())
                 raise
             break
         self._tell()

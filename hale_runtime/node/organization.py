@@ -87,6 +87,12 @@ class Organization:
         """(seq, snapshot) of `fold` in the checkpoint this start resumed from."""
         return self.checkpoint.part(fold) if self.checkpoint is not None else None
 
+    def newest(self, fold: str) -> tuple[int, Any] | None:
+        """(seq, snapshot) of `fold` in the newest usable checkpoint, read now
+        (where a fold whose round failed starts again)."""
+        found = self.checkpoints.load(self.record)
+        return found.part(fold) if found is not None else None
+
     def load(self) -> None:
         """Load the genome's catalog and plug in what runs on it.
 
@@ -222,7 +228,8 @@ def _plug(org: Organization) -> None:
     organism = OrganismPlugin(org.record)
     performers = Performers(plugin_manager(*asks.plugins(), organism))
     org.engine = Engine(org.record, org.memory, performers, budget=genome.budget,
-                        resume=org.resumed("engine"))  # fmt: skip
+                        resume=org.resumed("engine"),
+                        restart=lambda: org.newest("engine"))  # fmt: skip
     org.folds["engine"] = org.engine
     org.tickers.append(org.engine.pump)
     org.appliers.append(org.engine)

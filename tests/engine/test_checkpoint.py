@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from hale_runtime.engine import Budget, BudgetPolicy, State
 from hale_runtime.engine.state import ChildMember, Unit
-from hale_runtime.node.checkpoint import Checkpointer, Checkpoints, Files
+from hale_runtime.node.checkpoint import Checkpoint, Checkpointer, Checkpoints, Files
 from hale_runtime.record import Record
 from hale_runtime.seen import Seen
 
@@ -157,6 +157,47 @@ def test_a_damaged_checkpoint_is_passed_over_with_one_line(made: Path) -> None:
     assert store.load(e.record) is None and said == [
         "checkpoint: none written yet; folding the whole record"
     ]
+
+
+def test_a_failed_round_folds_again_from_the_newest_checkpoint(
+    made: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A round whose store fails folds again from where the newest checkpoint
+    stands (a start's cost), not from the record's first row, and holds what
+    the record holds."""
+    import shutil
+
+    from hale_runtime.engine import engine as engine_module
+    from hale_runtime.record.follow import Follower
+
+    made = Path(shutil.copytree(made, tmp_path / "p", symlinks=True))  # it writes rows
+    org = Org(made, HandClock(), (Scripted("agent"), Scripted("person")), POLICY)
+    e = org.engine()
+    store = Checkpoints(Files(e.record.repo.path), print)
+    assert Checkpointer(e.record, store, {"engine": e}, every_rows=1).tick() is not None
+    at = e.cursor
+    e.restart = lambda: (store.load(e.record) or Checkpoint(0, "")).part("engine")
+    starts: list[int] = []
+
+    class Watched(Follower):
+        def __init__(self, record, since: int = 0):
+            starts.append(since)
+            super().__init__(record, since)
+
+    e.admit_from(catalog_of(close_month), "close-month", "ask-late", "leader", {"period": "x"})
+    memory, e.memory = e.memory, org.engine().memory
+    e.memory.close()  # memory goes away mid-round: the claims cannot be taken
+    monkeypatch.setattr(engine_module, "Follower", Watched)
+    with pytest.raises(Exception):  # noqa: B017 - whichever error the store raises
+        e.pump()
+    monkeypatch.undo()
+    assert starts == [at]  # folded again from the checkpoint's row
+    assert describe(e.state) == describe(org.engine().state)  # what the record holds
+    e.memory = memory
+    assert e.admit_from(catalog_of(close_month), "close-month", "ask-late", "leader",
+                        {"period": "x"}).new  # fmt: skip
+    e.pump()
+    assert describe(e.state) == describe(org.engine().state)
 
 
 @settings(max_examples=100, deadline=None)
