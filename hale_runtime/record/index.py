@@ -4,10 +4,19 @@ A long-lived record holds millions of rows; a process must not decode them
 all to read a few, nor keep them all in memory. The index keeps what git
 holds in a form that answers by place, by kind and by key: a table of the
 chain's commits (their place, hex, parent and the rows they end at) and a
-table of decoded rows (seq, id, kind, key, time, writer, clone, body as
-canonical JSON), with indexes on id, on (key, seq) and on (kind, seq). A key
-lookup (`hale dna history t7`, `show t7`) is then a range scan of the key
-index, whatever the record's age.
+table of decoded rows, with indexes on id, on (key, seq) and on (kind, seq).
+A key lookup (`hale dna history t7`, `show t7`) is then a range scan of the
+key index, whatever the record's age.
+
+It holds every row of a long record, so each is kept small (at 10^5
+executions the first form, which kept rows as they are written, took 290
+bytes a row): a kind, a writer and a clone are each a number standing for
+its text (`names`, a few dozen of them in a whole record); an id's index
+holds its first 8 bytes as a number, not all 32 (the row has them all); a
+body is canonical JSON deflated with a preset dictionary made of a body of
+every kind in the table (`kinds.example`), which is what repeats from row to
+row, and kept as text when that is no smaller; a `workflow.admitted` row's
+ask is its own column, for the index of admissions by ask.
 
 It is derived and disposable, like the cache it replaces: only stamped
 commits go in (they never move), a file that does not open, or whose schema
@@ -31,6 +40,7 @@ import hashlib
 import heapq
 import json
 import sqlite3
+import zlib
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -44,7 +54,7 @@ from hale_runtime.record.signing import SIGNED
 TABLE = hashlib.sha256(
     b"".join(Path(m.__file__).read_bytes() for m in (kinds, trust, signing))
 ).hexdigest()[:16]
-VERSION = f"hale-record-index 2 {TABLE}"
+VERSION = f"hale-record-index 3 {TABLE}"
 NAME = "record.index"
 BUSY_MS = 30_000
 CHUNK = 4096  # rows fetched at a time by a scan
@@ -56,27 +66,47 @@ CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS commits (
     n INTEGER PRIMARY KEY, hex TEXT NOT NULL UNIQUE, parent TEXT NOT NULL,
     end_seq INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS names (code INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
 CREATE TABLE IF NOT EXISTS rows (
-    seq INTEGER PRIMARY KEY, id BLOB NOT NULL UNIQUE, kind TEXT NOT NULL,
-    key TEXT NOT NULL, at INTEGER NOT NULL, who TEXT NOT NULL, clone TEXT NOT NULL,
-    body TEXT NOT NULL, poison TEXT);
+    seq INTEGER PRIMARY KEY, id8 INTEGER NOT NULL, id BLOB NOT NULL, kind INTEGER NOT NULL,
+    key TEXT NOT NULL, at INTEGER NOT NULL, who INTEGER NOT NULL, clone INTEGER NOT NULL,
+    body NOT NULL, ask TEXT, poison TEXT);
+CREATE INDEX IF NOT EXISTS rows_by_id ON rows (id8);
 CREATE INDEX IF NOT EXISTS rows_by_key ON rows (key, seq);
 CREATE INDEX IF NOT EXISTS poison_by_seq ON rows (seq) WHERE poison IS NOT NULL;
 CREATE INDEX IF NOT EXISTS rows_by_kind ON rows (kind, seq);
-CREATE INDEX IF NOT EXISTS admissions_by_ask ON rows (json_extract(body, '$.ask'))
-    WHERE kind = 'workflow.admitted';
+CREATE INDEX IF NOT EXISTS admissions_by_ask ON rows (ask) WHERE ask IS NOT NULL;
 """
+TABLES = ("meta", "commits", "names", "rows")
 COLUMNS = "seq, id, kind, key, at, who, clone, body"
 Commit = tuple[str, str, int]  # (hex, parent hex or "", rows it holds)
+# what bodies share: one body of every kind, the most common kinds' last (nearest)
+PRESET = "".join(canonical(kinds.example(name)) for name in sorted(kinds.KINDS)).encode()
 
 
 class IndexFailed(RecordError):
     """The index could not be used (at open the record goes on from git alone)."""
 
 
-def _row(t: tuple) -> Row:
-    seq, rid, kind, key, at, who, clone, body = t
-    return _new(Row, (kind, key, _loads(body), who, at, clone, rid.hex(), seq))
+def _packed(body: dict[str, Any]) -> str | bytes:
+    """A body as the index keeps it: deflated with PRESET, or its text when no smaller."""
+    text = canonical(body)
+    raw = text.encode("utf-8", "surrogatepass")
+    squeeze = zlib.compressobj(6, zlib.DEFLATED, -15, 8, zlib.Z_DEFAULT_STRATEGY, PRESET)
+    packed = squeeze.compress(raw) + squeeze.flush()
+    return packed if len(packed) < len(raw) else text
+
+
+def _unpacked(body: str | bytes) -> dict[str, Any]:
+    if type(body) is str:
+        return _loads(body)
+    return _loads(zlib.decompressobj(-15, PRESET).decompress(body).decode("utf-8", "surrogatepass"))
+
+
+def id8(row_id: str | bytes) -> int:
+    """An id's first 8 bytes as a signed number: what the id index holds."""
+    raw = bytes.fromhex(row_id) if isinstance(row_id, str) else row_id
+    return int.from_bytes(raw[:8], "big", signed=True)
 
 
 class Index:
@@ -85,6 +115,37 @@ class Index:
     def __init__(self, gitdir: str | Path):
         self.path = Path(gitdir) / "hale" / NAME
         self.db = self._open()
+        self._names: dict[int, str] = {}  # code -> name, as read (codes never change)
+        self._codes: dict[str, int] = {}
+
+    def _row(self, t: tuple) -> Row:
+        seq, rid, kind, key, at, who, clone, body = t
+        names = self._names
+        if kind not in names or who not in names or clone not in names:
+            self._read_names()
+        body = _unpacked(body)
+        row = (names[kind], key, body, names[who], at, names[clone], rid.hex(), seq)
+        return _new(Row, row)
+
+    def _read_names(self) -> None:
+        """Every code another process (or this one) gave a name."""
+        for code, name in self._q("SELECT code, name FROM names"):
+            self._names[code], self._codes[name] = name, code
+
+    def _code(self, name: str) -> int:
+        """The code standing for `name`, given one when it has none (in a write)."""
+        code = self._codes.get(name)
+        if code is None:
+            self.db.execute("INSERT OR IGNORE INTO names (name) VALUES (?)", (name,))
+            (code,) = self.db.execute("SELECT code FROM names WHERE name = ?", (name,)).fetchone()
+            self._codes[name], self._names[code] = code, name
+        return code
+
+    def _kind_codes(self, kinds: Sequence[str]) -> list[int]:
+        """The codes of those of `kinds` the index holds any row of."""
+        if any(k not in self._codes for k in kinds):
+            self._read_names()
+        return [self._codes[k] for k in kinds if k in self._codes]
 
     # ---- opening ---------------------------------------------------------------
 
@@ -118,7 +179,7 @@ class Index:
             if "meta" in tables:
                 found = db.execute("SELECT value FROM meta WHERE name = 'version'").fetchone()
             if found is None or found[0] != VERSION:
-                for table in ("meta", "commits", "rows"):
+                for table in TABLES:
                     db.execute(f"DROP TABLE IF EXISTS {table}")
                 for statement in SCHEMA.split(";"):
                     if statement.strip():
@@ -170,14 +231,16 @@ class Index:
 
     def known(self, ids: Iterable[str], upto: int) -> dict[str, int]:
         """id -> seq for those of `ids` among the first `upto` rows."""
-        wanted = [bytes.fromhex(i) for i in ids]
+        wanted = set(ids)
+        prefixes = sorted({id8(i) for i in wanted})
         found: dict[str, int] = {}
-        for at in range(0, len(wanted), 500):
-            part = wanted[at : at + 500]
+        for at in range(0, len(prefixes), 500):
+            part = prefixes[at : at + 500]
             marks = ",".join("?" * len(part))
-            sql = f"SELECT id, seq FROM rows WHERE id IN ({marks}) AND seq <= ?"
+            sql = f"SELECT id, seq FROM rows WHERE id8 IN ({marks}) AND seq <= ?"
             for rid, seq in self._q(sql, (*part, upto)):
-                found[rid.hex()] = seq
+                if rid.hex() in wanted:
+                    found[rid.hex()] = seq
         return found
 
     def scan(
@@ -198,8 +261,8 @@ class Index:
         OR of ranges, or a range beside a seq bound, by scanning every row),
         merged back into chain order."""
         fits = [] if poison else ["poison IS NULL"]
-        if kinds is None and not signatures:
-            fits.append(f"kind != '{SIGNED}'")  # a batch's signature: read when asked
+        if kinds is None and not signatures:  # a batch's signature: read when asked
+            fits += [f"kind != {code}" for code in self._kind_codes([SIGNED])]
         if not ranges:
             return self._scan("rows", ["seq > ?", "seq <= ?", *fits], [since, upto], kinds)
         searches = []
@@ -214,15 +277,18 @@ class Index:
         self, table: str, where: list[str], args: list[Any], kinds: Sequence[str] | None
     ) -> Iterator[Row]:
         if kinds is not None:
-            where = [*where, f"kind IN ({','.join('?' * len(kinds))})"]
-            args = [*args, *kinds]
+            codes = self._kind_codes(kinds)
+            if not codes:
+                return
+            where = [*where, f"kind IN ({','.join('?' * len(codes))})"]
+            args = [*args, *codes]
         sql = f"SELECT {COLUMNS} FROM {table} WHERE {' AND '.join(where)} ORDER BY seq"
         cursor = self._q(sql, args)
         while True:
             chunk = cursor.fetchmany(CHUNK)
             if not chunk:
                 return
-            yield from map(_row, chunk)
+            yield from map(self._row, chunk)
 
     def kinds(self) -> list[str]:
         """Every kind the index holds, found by skipping along the kind index
@@ -232,26 +298,28 @@ class Index:
             "SELECT (SELECT min(kind) FROM rows WHERE kind > k.kind) FROM k "
             "WHERE k.kind IS NOT NULL) SELECT kind FROM k WHERE kind IS NOT NULL"
         )
-        return [kind for (kind,) in self._q(sql)]
+        codes = [code for (code,) in self._q(sql)]
+        if any(code not in self._names for code in codes):
+            self._read_names()
+        return sorted(self._names[code] for code in codes)
 
     def admission(self, ask: str, upto: int) -> Row | None:
         """The first `workflow.admitted` row whose body's ask is `ask`."""
         sql = (
-            f"SELECT {COLUMNS} FROM rows WHERE kind = 'workflow.admitted' "
-            "AND json_extract(body, '$.ask') = ? AND seq <= ? AND poison IS NULL "
+            f"SELECT {COLUMNS} FROM rows WHERE ask = ? AND seq <= ? AND poison IS NULL "
             "ORDER BY seq LIMIT 1"
         )
         found = self._q(sql, (ask, upto)).fetchone()
-        return _row(found) if found else None
+        return self._row(found) if found else None
 
     def row_at(self, seq: int) -> Row | None:
         found = self._q(f"SELECT {COLUMNS} FROM rows WHERE seq = ?", (seq,)).fetchone()
-        return _row(found) if found else None
+        return self._row(found) if found else None
 
     def poison_of(self, row_id: str, upto: int) -> str:
         """Why the row does not fit its kind ("" when it does, or is not here)."""
-        sql = "SELECT poison FROM rows WHERE id = ? AND seq <= ?"
-        found = self._q(sql, (bytes.fromhex(row_id), upto)).fetchone()
+        sql = "SELECT poison FROM rows WHERE id8 = ? AND id = ? AND seq <= ?"
+        found = self._q(sql, (id8(row_id), bytes.fromhex(row_id), upto)).fetchone()
         return found[0] or "" if found else ""
 
     def poison(self, since: int, upto: int) -> Iterator[tuple[Row, str]]:
@@ -261,12 +329,12 @@ class Index:
             "AND poison IS NOT NULL ORDER BY seq"
         )
         for found in self._q(sql, (since, upto)).fetchall():
-            yield _row(found[:-1]), found[-1]
+            yield self._row(found[:-1]), found[-1]
 
     def get(self, row_id: str, upto: int) -> Row | None:
-        sql = f"SELECT {COLUMNS} FROM rows WHERE id = ? AND seq <= ?"
-        found = self._q(sql, (bytes.fromhex(row_id), upto)).fetchone()
-        return _row(found) if found else None
+        sql = f"SELECT {COLUMNS} FROM rows WHERE id8 = ? AND id = ? AND seq <= ?"
+        found = self._q(sql, (id8(row_id), bytes.fromhex(row_id), upto)).fetchone()
+        return self._row(found) if found else None
 
     # ---- writing -----------------------------------------------------------------
 
@@ -310,12 +378,13 @@ class Index:
             entries.append((n, hexid, parent, end))
             n += 1
         self.db.executemany("INSERT INTO commits VALUES (?, ?, ?, ?)", entries)
+        code = self._code
         self.db.executemany(
-            "INSERT INTO rows VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO rows VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [
-                (r.seq, bytes.fromhex(r.id), r.kind, r.key, r.at, r.who, r.clone,
-                 canonical(r.body), poison.get(r.id))
-                for r in rows
+                (r.seq, id8(raw), raw, code(r.kind), r.key, r.at, code(r.who), code(r.clone),
+                 _packed(r.body), _ask(r), poison.get(r.id))
+                for r in rows for raw in (bytes.fromhex(r.id),)
             ],
         )  # fmt: skip
 
@@ -337,15 +406,16 @@ class Index:
             raise IndexFailed(f"{self.path}: {exc}") from exc
         try:
             yield
-        except sqlite3.Error as exc:
+        except BaseException as exc:
             self.db.execute("ROLLBACK")
-            raise IndexFailed(f"{self.path}: {exc}") from exc
-        except BaseException:
-            self.db.execute("ROLLBACK")
+            self._names, self._codes = {}, {}  # codes given in it are gone
+            if isinstance(exc, sqlite3.Error):
+                raise IndexFailed(f"{self.path}: {exc}") from exc
             raise
         try:
             self.db.execute("COMMIT")
         except sqlite3.Error as exc:
+            self._names, self._codes = {}, {}
             raise IndexFailed(f"{self.path}: {exc}") from exc
 
     def _q(self, sql: str, args: Sequence[Any] = ()) -> sqlite3.Cursor:
@@ -353,6 +423,12 @@ class Index:
             return self.db.execute(sql, args)
         except sqlite3.Error as exc:
             raise IndexFailed(f"{self.path}: {exc} (it is derived: remove it)") from exc
+
+
+def _ask(row: Row) -> str | None:
+    """The ask of a `workflow.admitted` row (what `admission` looks up)."""
+    ask = row.body.get("ask") if row.kind == kinds.WORKFLOW_ADMITTED else None
+    return ask if isinstance(ask, str) else None
 
 
 def key_ranges(key: str, separators: str) -> list[tuple[str, str | None]]:

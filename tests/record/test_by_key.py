@@ -65,7 +65,7 @@ def test_a_read_by_key_is_the_scans_answer(
             record.sync()
     for reader in (record, Record.open(root)):
         scan = reader.rows()
-        every = reader.rows(poison=True)
+        every = reader.rows(poison=True, signatures=True)
         assert [r.seq for r in every] == list(range(1, len(every) + 1))
         wanted = {r.key for r in scan} | set(probes) | {root_of(k) for k in probes}
         for key in sorted(wanted):
@@ -75,3 +75,45 @@ def test_a_read_by_key_is_the_scans_answer(
             assert reader.rows(key_prefix=key) == [r for r in scan if r.key.startswith(key)]
             by_kind = reader.rows(kind="note.made", key=key)
             assert by_kind == [r for r in scan if r.key == key and r.kind == "note.made"]
+
+
+# ---- the index's compact form ------------------------------------------------------
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**63), 2**63 - 1) | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(body=st.dictionaries(st.text(), json_values, max_size=6))
+def test_a_body_reads_back_from_the_index_as_it_was_written(body: dict) -> None:
+    from hale_runtime.record.index import _packed, _unpacked
+
+    assert _unpacked(_packed(body)) == body
+
+
+def test_names_another_process_gave_are_read(project: Path) -> None:
+    """Kinds, writers and clones are numbers in the index; an index opened
+    before another writer named new ones reads them by their names."""
+    from hale_runtime.record.index import Index
+
+    first = Record.open(project, clock=stepping_clock())
+    first.append("a.b", "k1", {"n": 1})
+    first.close()
+    index = Index(first.repo.path)
+    upto = index.end()[1]
+    assert [r.key for r in index.scan(0, upto, ["a.b"])] == ["k1"]  # names read: a.b, who, …
+    other = Record.open(project, clock=stepping_clock(2_000_000_000_000), who="bo@desk:c2")
+    other.append_many([("c.d", "k2", {"text": "é" * 300}), ("a.b", "k3", {})])
+    other.close()
+    upto = index.end()[1]
+    assert [(r.kind, r.key, r.who) for r in index.scan(0, upto, ["c.d", "a.b"])] == [
+        ("a.b", "k1", first.who), ("c.d", "k2", "bo@desk:c2"), ("a.b", "k3", "bo@desk:c2"),
+    ]  # fmt: skip
+    assert list(index.scan(0, upto, ["e.f"])) == [] and {"a.b", "c.d"} <= set(index.kinds())
+    (two,) = index.scan(0, upto, ["c.d"])
+    assert index.row_at(two.seq) == two and index.get(two.id, upto) == two
+    assert two.body == {"text": "é" * 300}
+    assert index.known([two.id, "0" * 64], upto) == {two.id: two.seq}

@@ -59,9 +59,9 @@ def test_a_commit_of_any_shape_is_read_through(project: Path, shape: str) -> Non
             assert [r.body["why"] for r in found] == ["a row is not UTF-8 text"]
         else:
             assert found == []
-        assert [r.seq for r in reader.rows(poison=True)] == list(
-            range(1, len(want) + 1 + len(found))
-        )
+        every = reader.rows(poison=True, signatures=True)
+        assert [r.seq for r in every] == list(range(1, len(every) + 1))
+        assert len(reader.rows(poison=True)) == len(want) + len(found)
 
 
 def test_a_merge_is_read_along_its_first_parent(project: Path) -> None:
