@@ -20,7 +20,8 @@ fresh process (min and median of `--rounds`):
     the index, against a scan of the whole record;
   - the debugger's first screen opened on that task (its model and tree);
   - the git store: as written (loose), after the node's maintenance, and
-    the same objects fully packed (`git repack -a -d -f`).
+    the same objects fully packed (`git repack -a -d -f`);
+  - the size of the record's index (`.git/hale/record.index`).
 Goals (printed, not asserted): start < 1 s and peak RSS < 200 MB at 10^6
 executions; `show TASK` < 100 ms; store after maintenance / packed <= 1.5.
 
@@ -186,7 +187,7 @@ def start(root: Path, whole: bool, write: bool = False) -> dict:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def prepare(root: Path) -> None:
+def prepare(root: Path) -> int:
     from hale_runtime.memory import open_memory
 
     open_memory(root / ".git" / "hale" / "memory.sqlite3").migrate()
@@ -194,6 +195,18 @@ def prepare(root: Path) -> None:
     first = start(root, whole=True, write=True)
     print(f"  one whole fold, checkpoint written at row {first['cursor']:,} "
           f"({first['s']:.1f} s)", flush=True)  # fmt: skip
+    return first["cursor"]
+
+
+def index_size(root: Path) -> int:
+    """Bytes of the record's index, its WAL folded in first."""
+    import sqlite3
+
+    path = root / ".git" / "hale" / "record.index"
+    db = sqlite3.connect(path)
+    db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    db.close()
+    return path.stat().st_size
 
 
 # ---- reads by key ----------------------------------------------------------------------
@@ -305,7 +318,7 @@ def main() -> None:
         build(root, args.executions)
     if args.build_only:
         return
-    prepare(root)
+    rows = prepare(root)
     old = f"t{max(args.executions // 10, 1)}"
 
     whole_rounds = args.whole_rounds or args.rounds
@@ -341,6 +354,9 @@ def main() -> None:
           f"(a scan and fold of every row, {scans} round(s)) | < 100 ms |")  # fmt: skip
     whole_note = f"{whole_debug * 1e3:,.0f} ms (whole record)" if whole_debug else "not run"
     print(f"| debugger's first screen on `{old}` | {fmt(reads['debug'], 'ms')} | {whole_note} | |")
+    size = index_size(root)
+    print(f"| record.index | {size / 1e6:,.1f} MB ({size / rows:,.0f} bytes a row of "
+          f"{rows:,}) | | |")  # fmt: skip
     if not args.skip_store:
         written, maintained, packed = store(root)
         print(f"| git store | {maintained:,.1f} MB after maintenance "

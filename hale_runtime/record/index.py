@@ -171,16 +171,19 @@ class Index:
     @staticmethod
     def _prepare(db: sqlite3.Connection) -> sqlite3.Connection:
         """Make the schema, in one transaction, unless this version's is there;
-        another version's tables are dropped first (the index is derived)."""
+        another version's tables are dropped first (the index is derived), and
+        the file given back their space."""
         db.execute("BEGIN IMMEDIATE")
         try:
             tables = {t for (t,) in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
             found = None
             if "meta" in tables:
                 found = db.execute("SELECT value FROM meta WHERE name = 'version'").fetchone()
-            if found is None or found[0] != VERSION:
-                for table in TABLES:
-                    db.execute(f"DROP TABLE IF EXISTS {table}")
+            tables = {t for t in tables if not t.startswith("sqlite_")}  # SQLite's own
+            dropped = found is None or found[0] != VERSION
+            if dropped:
+                for table in sorted(tables | set(TABLES)):
+                    db.execute(f'DROP TABLE IF EXISTS "{table}"')
                 for statement in SCHEMA.split(";"):
                     if statement.strip():
                         db.execute(statement)
@@ -189,6 +192,11 @@ class Index:
         except BaseException:
             db.execute("ROLLBACK")
             raise
+        if dropped and tables:
+            # another process still reading the old tables keeps the space; rows reuse it
+            with contextlib.suppress(sqlite3.OperationalError):
+                db.execute("VACUUM")
+                db.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # the WAL holds what VACUUM wrote
         return db
 
     def _discard(self) -> None:

@@ -60,6 +60,7 @@ if TYPE_CHECKING:
 MAX_APPEND_TRIES = 500
 PERSIST_BACKLOG = 64  # stamped commits the tail may hold before they move into the index
 PERSIST_ROWS = 20_000  # ... or stamped rows
+PERSIST_READ = 1_000  # ... or this many were just decoded from git (others' rows)
 READ_CHUNK = 256  # commits read from git at a time when the chain grew a lot
 Ranges = Sequence[tuple[str, str | None]]
 _new = tuple.__new__  # a Row from a full tuple, without NamedTuple's argument parsing
@@ -460,12 +461,15 @@ class Record:
             return tip
         if self._index is not None and not self._index.holds(self._base[0], self._base[2]):
             self._reset()  # another process cut the index (a rewritten remote)
+        before = self._count_rows()
         if tip is None:
             self._cut(0)
         else:
             self._grow(tip)
         self._tip = tip
-        self._persist()
+        # rows others wrote, decoded here from git: once many, every later reader
+        # would decode them again (`show` in a fresh process), so they move in now
+        self._persist(force=self._count_rows() - before >= PERSIST_READ)
         return tip
 
     def _grow(self, tip: pygit2.Oid) -> None:

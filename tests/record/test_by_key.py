@@ -117,3 +117,24 @@ def test_names_another_process_gave_are_read(project: Path) -> None:
     assert index.row_at(two.seq) == two and index.get(two.id, upto) == two
     assert two.body == {"text": "é" * 300}
     assert index.known([two.id, "0" * 64], upto) == {two.id: two.seq}
+
+
+def test_an_index_of_another_version_is_made_anew_and_gives_back_its_space(
+    project: Path, monkeypatch
+) -> None:
+    from hale_runtime.record import index as index_module
+
+    record = Record.open(project, clock=stepping_clock())
+    record.append_many([("a.b", f"k{n}", {"text": f"row {n} " * 20}) for n in range(3000)])
+    record.close()
+    path = Path(record.repo.path) / "hale" / "record.index"
+
+    def size() -> int:
+        return sum(p.stat().st_size for p in path.parent.glob("record.index*"))
+
+    before = size()
+    monkeypatch.setattr(index_module, "VERSION", "hale-record-index 0 another")
+    fresh = index_module.Index(record.repo.path)
+    assert fresh.end() == (0, 0, "") and size() < before / 4
+    fresh.close()
+    assert [r.key for r in Record.open(project).rows(key="k2999")] == ["k2999"]

@@ -97,6 +97,24 @@ def test_the_index_is_derived_and_safe_to_lose(record: Record, project: Path) ->
     assert index.exists()
 
 
+def test_a_reader_that_decoded_many_rows_moves_them_into_the_index(
+    record: Record, project: Path
+) -> None:
+    """A verb in a fresh process reads what it must decode from git once: when
+    a refresh decoded 1,000 rows or more, they move in, and the next open
+    finds them in the index. A few rows wait for the writer's batch."""
+    from hale_runtime.record.index import Index
+    from hale_runtime.record.record import PERSIST_READ
+
+    record.append_many([("a.b", f"k{i}", {}) for i in range(PERSIST_READ - 1)])
+    assert Index(record.repo.path).end()[1] == 0  # the writer's backlog: not yet moved
+    assert len(Record.open(project).rows()) == PERSIST_READ - 1
+    assert Index(record.repo.path).end()[1] == 0  # a reader of a few: nothing written
+    record.append("a.b", "one more", {})
+    assert len(Record.open(project).rows()) == PERSIST_READ  # never closed, as a verb is not
+    assert Index(record.repo.path).end()[1] == PERSIST_READ
+
+
 def test_reads_by_key_go_through_the_index(record: Record, project: Path) -> None:
     record.append_many([("a.b", k, {}) for k in ["t1", "t1/wf1/s0", "t1.s0.b", "t10", "t1x"]])
     record.append_many([("a.c", "t1/wf1/s0/a/a0", {}), ("a.c", "t2", {})])
