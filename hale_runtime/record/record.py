@@ -329,7 +329,7 @@ class Record:
         ]
         fresh = [row for row, _ in made]
         lines = {row.id: line for row, line in made}
-        _refuse_size(lines.values())
+        store.refuse_past_max(lines.values())
         with self._journal.locked() if self.durable else contextlib.nullcontext():
             for _ in range(MAX_APPEND_TRIES):
                 tip = self.refresh()
@@ -651,22 +651,6 @@ class Record:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-
-def _refuse_size(lines: Iterable[str]) -> None:
-    """RowRefused when a batch's stored bytes pass what one commit holds (a
-    reader reads a bigger one as foreign, store.MAX_BLOB), with room kept for
-    its signature row; counted in characters first, which is cheap and at
-    most a quarter of the bytes."""
-    most = store.MAX_BLOB - (64 << 10)
-    if sum(len(line) + 1 for line in lines) <= most // 4:
-        return
-    size = sum(len(line.encode()) + 1 for line in lines)
-    if size > most:
-        raise RowRefused(
-            f"a batch is at most {most:,} bytes as stored, and this one is "
-            f"{size:,}: write it in parts"
-        )
 
 
 def _within(key: str, ranges: Ranges) -> bool:

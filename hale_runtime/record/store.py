@@ -21,13 +21,13 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 import pygit2
 
 from hale_runtime.record import loose
-from hale_runtime.record.errors import RecordError
+from hale_runtime.record.errors import RecordError, RowRefused
 
 RECORD_REF = "refs/dna/record"
 ROWS_ENTRY = "rows.jsonl"
@@ -84,6 +84,22 @@ def commit_content(
     if size > MAX_BLOB:
         return parent, f"its {ROWS_ENTRY} is {size:,} bytes, past the {MAX_BLOB:,} a commit holds"
     return parent, repo[tree[0].id].data
+
+
+def refuse_past_max(lines: Iterable[str]) -> None:
+    """RowRefused when a batch's stored bytes pass what one commit holds (a
+    reader reads a bigger one as foreign), with room kept for
+    its signature row; counted in characters first, which is cheap and at
+    most a quarter of the bytes."""
+    most = MAX_BLOB - (64 << 10)
+    if sum(len(line) + 1 for line in lines) <= most // 4:
+        return
+    size = sum(len(line.encode()) + 1 for line in lines)
+    if size > most:
+        raise RowRefused(
+            f"a batch is at most {most:,} bytes as stored, and this one is "
+            f"{size:,}: write it in parts"
+        )
 
 
 def _commit(repo: pygit2.Repository, oid: pygit2.Oid, where: str) -> pygit2.Commit:
