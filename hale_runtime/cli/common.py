@@ -15,6 +15,11 @@ EXIT_LEASE_HELD = 3  # the body lease is held elsewhere
 EXIT_GENOME_MOVED = 75
 
 
+offline_option = click.option(
+    "--offline", is_flag=True, help="read this clone's record as it is, without syncing first"
+)
+
+
 def fail(message: str, code: int = EXIT_REFUSED) -> NoReturn:
     """Print `hale: <message>` on stderr and exit with `code`."""
     click.echo(f"hale: {message}", err=True)

@@ -33,21 +33,22 @@ def effect() -> None:
 @click.option("--note", default="", help="what the person found or did (the outcome's detail)")
 def resolve(target: str, outcome: str, note: str) -> None:
     """Answer an attempt waiting for a person with the outcome the person decided."""
-    from hale_runtime.cli.organism import organism_running, sync_quietly
+    from hale_runtime.cli.organism import organism_running, unlanded
 
     if not target.startswith("attempt:"):
         fail(f"name the attempt as attempt:<id>, not {target}", EXIT_USAGE)
     attempt = target.removeprefix("attempt:")
     root = find_root()
     record = _ask(root, attempt, outcome, note)
-    if not organism_running(root):
-        sync_quietly(record)
+    not_landed = unlanded(record)
+    if not_landed or not organism_running(root):
         click.echo(
             f"attempt:{attempt} {outcome} asked (attempt.outcome.requested); "
             "the organization records it when it hears it"
         )
+        if not_landed:
+            fail(not_landed)
         return
-    sync_quietly(record)
     answered = _await_answer(record, attempt)
     if answered is None:
         fail(

@@ -23,7 +23,7 @@ from hale_runtime.cli.common import fail
 @click.argument("holder")
 def fill(position: str, holder: str) -> None:
     """Name HOLDER (a person, or an organization's members) as POSITION's holder."""
-    from hale_runtime.cli.organism import sync_quietly
+    from hale_runtime.cli.organism import exit_unless_landed, sync_quietly
     from hale_runtime.project import find_root
     from hale_runtime.record import Record
     from hale_runtime.record.kinds import POSITION_FILLED
@@ -46,5 +46,5 @@ def fill(position: str, holder: str) -> None:
             f"prove it holds the Board; `hale dna key register {identity(holder)} <public key>` first"
         )
     record.append(POSITION_FILLED, key, body)
-    sync_quietly(record)
     click.echo(f"{key} is held by {holder} (position.filled)")
+    exit_unless_landed(record)

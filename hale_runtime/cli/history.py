@@ -15,6 +15,7 @@ import json
 
 import click
 
+from hale_runtime.cli.common import offline_option
 from hale_runtime.project import find_root
 
 SEPARATORS = "/.:@"  # what separates the segments of a key
@@ -27,13 +28,22 @@ SEPARATORS = "/.:@"  # what separates the segments of a key
 @click.option("--stamped", is_flag=True, help="only rows the remote holds")
 @click.option("--json", "as_json", is_flag=True, help="one JSON object a line")
 @click.option("--verify", is_flag=True, help="each row's signer, and whether it verifies")
+@offline_option
 def history(
-    key_prefix: str, kind: str | None, since: int, stamped: bool, as_json: bool, verify: bool
+    key_prefix: str,
+    kind: str | None,
+    since: int,
+    stamped: bool,
+    as_json: bool,
+    verify: bool,
+    offline: bool,
 ) -> None:
     """Print the record's rows, optionally those whose key starts with KEY_PREFIX."""
+    from hale_runtime.cli.organism import fetch_unless_offline
     from hale_runtime.record import Record
 
     record = Record.open(find_root())
+    fetch_unless_offline(record, offline)
     ranges = _ranges(key_prefix)
     if verify:
         rows = _verified(record, since, kind, ranges, stamped)

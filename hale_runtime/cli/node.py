@@ -19,7 +19,8 @@ from pathlib import Path
 
 import click
 
-from hale_runtime.cli.common import EXIT_LEASE_HELD, fail
+from hale_runtime.cli.common import EXIT_LEASE_HELD, fail, offline_option
+from hale_runtime.cli.organism import exit_unless_landed, fetch_unless_offline
 from hale_runtime.record import kinds
 
 COMPOSE_DSN = "postgresql://postgres:hale@127.0.0.1:5432/dna"
@@ -100,11 +101,15 @@ def _compose_up(root: Path) -> bool:
 
 @click.command("status")
 @click.option("--json", "as_json", is_flag=True, help="one JSON document")
-def status(as_json: bool) -> None:
+@offline_option
+def status(as_json: bool, offline: bool) -> None:
     """Say what each node runs: its genome, lease, last tick, memory and nerves."""
     from hale_runtime.node.status import gather, render
+    from hale_runtime.record import Record
 
-    found = gather(_root(), _settings().git_timeout_s)
+    root = _root()
+    fetch_unless_offline(Record.open(root), offline)
+    found = gather(root, _settings().git_timeout_s)
     if as_json:
         click.echo(json.dumps(found.as_json(), indent=2))
         return
@@ -164,7 +169,6 @@ def claim(force: bool) -> None:
         row["from"] = before.holder if before else None
         row["forced"] = force
         record.append(kinds.BODY_CLAIMED, "body", {**row, **owner})
-        record.sync()
     except LeaseHeld as held:
         fail(
             f"{held}; `hale dna body claim --force` takes it from a body that is gone",
@@ -173,6 +177,7 @@ def claim(force: bool) -> None:
     except (LeaseUnprovable, RecordError) as error:
         fail(str(error))
     click.echo(f"body: {taken.describe()}")
+    exit_unless_landed(record)
 
 
 @body.command("release")
@@ -194,10 +199,10 @@ def release() -> None:
         if not lease.release():
             fail("the body lease moved while it was being given back")
         record.append(kinds.BODY_RELEASED, "body", {"holder": lease.holder, "token": current.token})
-        record.sync()
     except (LeaseUnprovable, RecordError) as error:
         fail(str(error))
     click.echo(f"body: released by {lease.holder}")
+    exit_unless_landed(record)
 
 
 @body.command("provision")
@@ -227,10 +232,10 @@ def provision(host: str | None, note: str) -> None:
     if done.row is None:
         click.echo(f"host {host} is provisioned already, at {address} (nothing written)")
         return
-    sync_quietly(record)
     click.echo(
         f"host {host} provisioned at {address} by {record.who} (body.provisioned host:{host})"
     )
+    exit_unless_landed(record)
 
 
 def _host_lines(found: dict) -> list[str]:

@@ -7,6 +7,15 @@ node ticking over this project's memory: its heartbeat is under
 `HALE_DNA_ANSWER_WAIT` seconds (a minute unless a test shortens it). The
 verbs alone use these; the parts they call (asks, schedules) only read and
 write rows.
+
+Sync never fails silently. A verb that wrote rows syncs them (`unlanded`),
+and when the remote cannot take them it says `written here; not yet at
+<remote>: <why>` and exits 1 (`exit_unless_landed`), without waiting for
+an answer; the rows stay in the clone and go with the next sync, whoever
+runs it. A verb that reads syncs first when there is a remote
+(`fetch_unless_offline`; `--offline` skips it), so a fresh clone sees what
+the organism did; a sync that fails is said on stderr and the verb reads
+this clone's record.
 """
 
 from __future__ import annotations
@@ -41,6 +50,35 @@ def sync_quietly(record: Record) -> str:
     except RecordError as error:
         return str(error)
     return ""
+
+
+def unlanded(record: Record) -> str:
+    """Sync what a verb wrote: "" once the remote holds it (or there is none), else the
+    line that says it does not."""
+    why = sync_quietly(record)
+    return (
+        f"written here; not yet at {record.remote()}: {why.removeprefix('sync: ')}" if why else ""
+    )
+
+
+def exit_unless_landed(record: Record) -> None:
+    """A writing verb's last word: exit 1 saying so when its rows are not at the remote."""
+    from hale_runtime.cli.common import fail
+
+    line = unlanded(record)
+    if line:
+        fail(line)
+
+
+def fetch_unless_offline(record: Record, offline: bool) -> None:
+    """A reading verb's first step: sync with the remote, unless `--offline`."""
+    import click
+
+    why = "" if offline else sync_quietly(record)
+    if why:
+        shown = why.removeprefix("sync: ")
+        click.echo(f"hale: not synced with {record.remote()} ({shown}); reading this clone's record",
+                   err=True)  # fmt: skip
 
 
 def wait_for(

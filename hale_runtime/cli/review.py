@@ -19,22 +19,28 @@ from __future__ import annotations
 
 import click
 
-from hale_runtime.cli.common import EXIT_USAGE, fail
+from hale_runtime.cli.common import EXIT_USAGE, fail, offline_option
 
 
 @click.command("review")
 @click.argument("target", required=False)
 @click.argument("decision", required=False, type=click.Choice(["approve", "reject"]))
-def review(target: str | None, decision: str | None) -> None:
+@offline_option
+def review(target: str | None, decision: str | None, offline: bool) -> None:
     """List open Reviews and cases, or decide TARGET (a k:<id>, or a family) with DECISION."""
-    from hale_runtime.cli.organism import organism_running, project_memory, sync_quietly
+    from hale_runtime.cli.organism import (
+        fetch_unless_offline,
+        organism_running,
+        project_memory,
+        unlanded,
+    )
     from hale_runtime.project import find_root
     from hale_runtime.record import Record
     from hale_runtime.schedules import review as reviews
 
     root = find_root()
     record = Record.open(root)
-    sync_quietly(record)
+    fetch_unless_offline(record, offline)
     if target is None:
         from hale_runtime.engine.cases import case_lines, open_cases
 
@@ -61,7 +67,9 @@ def review(target: str | None, decision: str | None) -> None:
     for r in found:
         for line in reviews.decide(record, r, approve):
             click.echo(line)
-    sync_quietly(record)
+    not_landed = unlanded(record)
+    if not_landed:
+        fail(not_landed)
     if not pending:
         return
     if not organism_running(root):

@@ -15,8 +15,16 @@ from pathlib import Path
 
 import click
 
-from hale_runtime.cli.common import EXIT_USAGE, fail
-from hale_runtime.cli.organism import answer_wait_s, organism_running, sync_quietly, wait_for
+from hale_runtime.cli.common import EXIT_USAGE, fail, offline_option
+from hale_runtime.cli.organism import (
+    answer_wait_s,
+    exit_unless_landed,
+    fetch_unless_offline,
+    organism_running,
+    sync_quietly,
+    unlanded,
+    wait_for,
+)
 
 
 def _root() -> Path:
@@ -32,14 +40,17 @@ def _record(root: Path):
 
 
 @click.group("schedule", invoke_without_command=True)
+@offline_option
 @click.pass_context
-def schedule(ctx: click.Context) -> None:
+def schedule(ctx: click.Context, offline: bool) -> None:
     """List the schedules the record holds; declare, pause or resume one."""
     if ctx.invoked_subcommand is not None:
         return
     from hale_runtime.schedules.listing import schedule_lines
 
-    for line in schedule_lines(_record(_root())):
+    record = _record(_root())
+    fetch_unless_offline(record, offline)
+    for line in schedule_lines(record):
         click.echo(line)
 
 
@@ -74,12 +85,14 @@ def declare(
     except RowRefused as refused:  # not the Board's nor the convener's holder, by key
         click.echo(f"schedule declare: {refused}")
         raise SystemExit(1) from None
-    if not organism_running(root):
-        sync_quietly(record)
+    not_landed = unlanded(record)
+    if not_landed or not organism_running(root):
         click.echo(
             f"schedule {id} asked of the organization in the record by {record.who} "
             f"({row.key}); it declares it when it hears it"
         )
+        if not_landed:
+            fail(not_landed)
         return
     _await(record, terms, row.key)
 
@@ -107,14 +120,14 @@ def _flip(id: str, pause: bool) -> None:
     from hale_runtime.schedules.ask import pause_or_resume
 
     record = _record(_root())
-    sync_quietly(record)  # first, so the clone reads the schedule as the remote has it
+    fetch_unless_offline(record, False)  # first, so the clone reads it as the remote has it
     try:
         written, line = pause_or_resume(record, id, pause)
     except KeyError:
         fail(f"no schedule {id} is declared in the record (`hale dna schedule` lists them)")
-    if written:
-        sync_quietly(record)
     click.echo(line)
+    if written:
+        exit_unless_landed(record)
 
 
 @schedule.command("pause")

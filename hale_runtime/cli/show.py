@@ -6,17 +6,20 @@ from __future__ import annotations
 
 import click
 
-from hale_runtime.cli.common import fail
+from hale_runtime.cli.common import fail, offline_option
 from hale_runtime.project import find_root
 
 
 @click.command("show")
 @click.argument("task")
-def show(task: str) -> None:
+@offline_option
+def show(task: str, offline: bool) -> None:
     """Print TASK's tree: its steps, members, attempts and their states."""
+    from hale_runtime.cli.organism import fetch_unless_offline
     from hale_runtime.record import Record
 
     record = Record.open(find_root())
+    fetch_unless_offline(record, offline)
     if task == "processes":
         from hale_runtime.schedules.listing import process_lines
 

@@ -30,7 +30,7 @@ def task() -> None:
 def create(objective: str, judgment: bool, to: str, target: str) -> None:
     """Ask for OBJECTIVE to be done, and wait for the organization's answer."""
     from hale_runtime.asks import request as ask
-    from hale_runtime.cli.organism import answer_wait_s, organism_running, sync_quietly, wait_for
+    from hale_runtime.cli.organism import answer_wait_s, organism_running, unlanded, wait_for
     from hale_runtime.project import find_root
     from hale_runtime.record import Record
 
@@ -41,12 +41,14 @@ def create(objective: str, judgment: bool, to: str, target: str) -> None:
     root = find_root()
     record = Record.open(root)
     row = ask.request(record, objective, target, judgment, to)
-    if not organism_running(root):
-        sync_quietly(record)
+    not_landed = unlanded(record)
+    if not_landed or not organism_running(root):
         click.echo(
             f"ask {row.key} is in the record (intent.requested by {record.who}); "
             "an organization admits it when it hears it"
         )
+        if not_landed:
+            fail(not_landed)
         return
     answered = wait_for(record, lambda: ask.answer(record, row.key), answer_wait_s())
     if answered is None:
@@ -66,7 +68,7 @@ def create(objective: str, judgment: bool, to: str, target: str) -> None:
 @click.argument("task_id", metavar="TASK")
 def cancel(task_id: str) -> None:
     """Ask the organization to cancel root TASK, fencing everything below it."""
-    from hale_runtime.cli.organism import answer_wait_s, organism_running, sync_quietly, wait_for
+    from hale_runtime.cli.organism import answer_wait_s, organism_running, unlanded, wait_for
     from hale_runtime.engine import cancel as cancels
     from hale_runtime.project import find_root
     from hale_runtime.record import Record
@@ -74,12 +76,14 @@ def cancel(task_id: str) -> None:
     root = find_root()
     record = Record.open(root)
     row = cancels.request(record, task_id)
-    sync_quietly(record)
-    if not organism_running(root):
+    not_landed = unlanded(record)
+    if not_landed or not organism_running(root):
         click.echo(
             f"cancel of {task_id} asked ({cancels.REQUESTED} {row.key}); "
             "the organization answers it when it hears it"
         )
+        if not_landed:
+            fail(not_landed)
         return
     answer = wait_for(record, lambda: cancels.answer_of(record, row.key), answer_wait_s())
     if answer is None:
