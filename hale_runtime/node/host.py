@@ -46,7 +46,7 @@ from pathlib import Path
 from hale_runtime.memory import MemoryFailed, open_memory
 from hale_runtime.memory.dsn import ENV_MEMORY, ENV_NERVES, redact
 from hale_runtime.nerves import NervesFailed, open_nerves
-from hale_runtime.node import children, genome
+from hale_runtime.node import children, genome, organization_lock
 from hale_runtime.node.body_form import live_beside, refusal
 from hale_runtime.node.git import GitFailed
 from hale_runtime.node.lease import OWNER_ENV, BodyLease, Lease, LeaseHeld, LeaseUnprovable, now_ms
@@ -254,6 +254,11 @@ class Host:
             raise NodeStop(EXIT_REFUSED, str(error)) from None
 
     def _spawn_organization(self) -> None:
+        # an organization a killed host left (its fence not yet done) would act as us
+        grace = self.settings.git_timeout_s + 1.0
+        left = organization_lock.clear(self.root, grace, self.settings.stop_grace_s + 5.0)
+        if left:
+            raise NodeStop(EXIT_REFUSED, left)
         self.assert_lease()  # right before starting a process
         try:
             self.org = children.start_organization(

@@ -18,7 +18,8 @@ catalog there is no engine and no part. The folds they keep start from the
 newest checkpoint (checkpoint.py) and are checkpointed again as the record
 grows (the last ticker). The organization itself answers NodePingRequested
 (below). Nerves or memory that fail end the process: an organization that
-cannot hear or claim stops rather than act.
+cannot hear or claim stops rather than act. One runs per clone at a time
+(organization_lock.py): claims name the clone, so two would act as one.
 
 Nothing a row says stops it. A relayed request whose row does not fit its
 kind is not handed on; a message whose handling raises anything but the
@@ -48,6 +49,7 @@ from typing import Any
 from hale_runtime.errors import one_line
 from hale_runtime.memory import Fenced, MemoryFailed, memory_dsn, nerves_dsn, open_memory
 from hale_runtime.nerves import Dispatcher, Message, NervesFailed, open_nerves
+from hale_runtime.node import organization_lock
 from hale_runtime.node.checkpoint import Checkpoint, Checkpointer, Checkpoints, Fold, place_for
 from hale_runtime.node.quarantine import Quarantine
 from hale_runtime.node.settings import Settings
@@ -56,6 +58,7 @@ from hale_runtime.record import Record, RecordError, Row, kinds
 from hale_runtime.record.identity import NODE_ENV
 
 POLL_S = 0.5
+LOCK_WAIT_S = 10.0  # the host cleared the way; this only covers a host that did not
 SPINE = (NervesFailed, MemoryFailed, Fenced, RecordError)  # the failures that stop it
 PAUSE_ENV = "HALE_DNA_TEST_ACT_PAUSE"  # test hook: seconds to hold a claim before acting
 
@@ -244,6 +247,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--ready-fd", type=int, default=None)
     args = parser.parse_args(argv)
     holder = os.environ.get(NODE_ENV, "")
+    held = organization_lock.take(Path(args.root), LOCK_WAIT_S)  # kept for the process's life
+    if held is None:
+        print("hale organization: stopping: another organization runs in this clone",
+              file=sys.stderr)  # fmt: skip
+        return 1
     try:
         org = Organization(Path(args.root), Path(args.genome), holder)
         signal.signal(signal.SIGTERM, lambda *_: setattr(org, "stopping", True))
