@@ -1,0 +1,120 @@
+"""The chaos run's checker: what the final record must say, whatever was killed.
+
+It reads every row of the final record (poison included, as a fresh clone
+receives it) and counts, in the style of a Jepsen history check, each way
+the spine could have done something twice or not at all:
+
+- every `intent.requested` that fits its kind is answered once: exactly one
+  `intent.offered` or `intent.refused` under its key;
+- the Leader is asked at most once an intent (`model.called plan/<intent>`);
+- no task id is admitted twice, and no ask is admitted as two tasks;
+- every admitted attempt has one outcome (`attempt.outcome`), and every
+  admitted execution, root or child, one settlement (`workflow.settled`);
+- every bad row that landed is answered by one `row.quarantined`, and no
+  row that fits its kind is quarantined (applying a good row raised);
+- nodes left crash-looping are counted by the driver and passed in.
+
+`pending` is the same reading taken while the organism runs: what is still
+owed (unanswered asks, attempts without outcome, executions not settled),
+so the driver knows when the organism has drained.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+ANSWERS = ("intent.offered", "intent.refused")
+
+
+@dataclass
+class History:
+    """The counts of one final record, and every violation found in it."""
+
+    rows: int = 0
+    asks: int = 0
+    tasks: int = 0
+    attempts: int = 0
+    quarantined: int = 0
+    bad_rows: int = 0
+    violations: list[str] = field(default_factory=list)
+
+
+def _by_kind(rows: Iterable[Any], kinds: tuple[str, ...]) -> Counter:
+    return Counter(r.key for r in rows if r.kind in kinds)
+
+
+def pending(rows: list[Any], poison: set[str]) -> list[str]:
+    """What the organism still owes: asks unanswered, attempts and executions open."""
+    good = [r for r in rows if r.id not in poison]
+    answered = _by_kind(good, ANSWERS)
+    owed = [f"ask {r.key}" for r in good if r.kind == "intent.requested" and not answered[r.key]]
+    outcomes = _by_kind(good, ("attempt.outcome",))
+    owed += [
+        f"attempt {r.key}" for r in good if r.kind == "attempt.admitted" and not outcomes[r.key]
+    ]
+    settled = _by_kind(good, ("workflow.settled",))
+    owed += [f"task {r.key}" for r in good if r.kind == "workflow.admitted" and not settled[r.key]]
+    return owed
+
+
+def check(rows: list[Any], poison: set[str], bad: set[str], looping: list[str]) -> History:
+    """The history of `rows` (every row, poison included; `poison` their ids);
+    `bad` the ids of the rows the run injected; `looping` the nodes left crash-looping."""
+    good = [r for r in rows if r.id not in poison]
+    h = History(rows=len(rows))
+    _asks(h, good)
+    _executions(h, good)
+    _quarantine(h, rows, poison, bad)
+    h.violations += [f"node {name} left crash-looping" for name in looping]
+    return h
+
+
+def _asks(h: History, good: list[Any]) -> None:
+    asks = [r.key for r in good if r.kind == "intent.requested"]
+    h.asks = len(asks)
+    answered = _by_kind(good, ANSWERS)
+    for intent in asks:
+        if answered[intent] != 1:
+            h.violations.append(f"ask {intent} answered {answered[intent]} time(s)")
+    asked = Counter(r.key for r in good if r.kind == "model.called" and r.key.startswith("plan/"))
+    h.violations += [f"the Leader asked {n} times on {k}" for k, n in asked.items() if n > 1]
+
+
+def _executions(h: History, good: list[Any]) -> None:
+    admitted = [r for r in good if r.kind == "workflow.admitted"]
+    h.tasks = len(admitted)
+    for key, n in Counter(r.key for r in admitted).items():
+        if n > 1:
+            h.violations.append(f"task id {key} admitted {n} times")
+    roots_by_ask = Counter(r.body.get("ask") for r in admitted if "plan" in r.body)
+    for ask, n in roots_by_ask.items():
+        if n > 1:
+            h.violations.append(f"ask {ask} admitted as {n} tasks")
+    settled = _by_kind(good, ("workflow.settled",))
+    for key in dict.fromkeys(r.key for r in admitted):
+        if settled[key] != 1:
+            h.violations.append(f"execution {key} settled {settled[key]} time(s)")
+    attempts = [r.key for r in good if r.kind == "attempt.admitted"]
+    h.attempts = len(set(attempts))
+    outcomes = _by_kind(good, ("attempt.outcome",))
+    for key in dict.fromkeys(attempts):
+        if outcomes[key] != 1:
+            h.violations.append(f"attempt {key} has {outcomes[key]} outcome(s)")
+
+
+def _quarantine(h: History, rows: list[Any], poison: set[str], bad: set[str]) -> None:
+    """Each bad row that landed (one that fits no kind, or one whose application
+    raises) answered once; no other row answered at all."""
+    held = {r.id for r in rows}
+    landed = bad & held
+    h.bad_rows = len(landed)
+    answers = Counter(r.key for r in rows if r.kind == "row.quarantined" and r.id not in poison)
+    h.quarantined = sum(answers.values())
+    for row_id in sorted(landed):
+        if answers[row_id] != 1:
+            h.violations.append(f"bad row {row_id[:12]} quarantined {answers[row_id]} time(s)")
+    for row_id in sorted(set(answers) - landed):
+        h.violations.append(f"row {row_id[:12]}, not one the run made bad, was quarantined")
