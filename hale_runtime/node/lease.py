@@ -140,7 +140,8 @@ class BodyLease:
         if done.returncode != 0:
             err = done.stderr.decode(errors="replace")
             if "couldn't find remote ref" not in err:
-                raise LeaseUnprovable(f"reading the lease at {self.remote}: {err.strip()}")
+                said = next((x for x in err.splitlines() if x.strip()), "git fetch failed")
+                raise LeaseUnprovable(f"reading the lease at {self.remote}: {said.strip()}")
             self._git(["update-ref", "-d", self.tracking], check=False)
             return None, None
         return self._read_ref(self.tracking)

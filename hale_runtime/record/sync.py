@@ -24,6 +24,7 @@ import random
 import subprocess
 import time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pygit2
@@ -102,8 +103,21 @@ def _heads(repo: pygit2.Repository, name: str) -> dict[str, str]:
     try:
         listed = repo.remotes[name].list_heads(callbacks=_Callbacks())
     except (pygit2.GitError, OSError) as exc:
-        raise RecordError(f"sync: reaching {name} failed: {exc}") from exc
+        raise RecordError(f"sync: reaching {name} failed: {_unreachable(repo, name, exc)}") from exc
     return {h.name: str(h.oid) for h in listed if h.name.startswith("refs/dna/")}
+
+
+def _unreachable(repo: pygit2.Repository, name: str, exc: Exception) -> str:
+    """Why the remote could not be reached, said plainly: libgit2 calls a local
+    path that is not there an "unsupported URL protocol"."""
+    url = repo.remotes[name].url or ""
+    local = url.startswith("file://") or ("://" not in url and ":" not in url.split("/")[0])
+    path = Path(url.removeprefix("file://")) if local else None
+    if path is not None and not path.is_absolute():
+        path = Path(repo.workdir or repo.path) / path
+    if path is not None and not path.exists():
+        return f"no repository at {url}"
+    return str(exc)
 
 
 def _behind(repo: pygit2.Repository, heads: dict[str, str], tracking: str) -> bool:

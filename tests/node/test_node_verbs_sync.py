@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from node_helpers import Node, hale, sh, wait_for
+from node_helpers import Node, clone, hale, make_dna_forge, sh, wait_for
 
 from hale_runtime.record import Record
 
@@ -60,3 +60,36 @@ def test_a_clone_of_the_project_itself_syncs_every_row_or_says_so(tmp_path, node
     wait_for(lambda: any(r.key == intent for r in kinds_at(proj, "intent.offered")), 30,
              "the organism to admit the ask")  # fmt: skip
     assert organism.stop() == 0, organism.log()
+
+
+WRITERS = [  # (argv, what it prints on stdout, the kind it writes)
+    (["schedule", "declare", "nightly", "--every", "3600000", "--definition", "optimize-walk",
+      "--convener", "leader"], "schedule nightly asked", "schedule.requested"),
+    (["task", "create", "--judgment", "judge it"], "is in the record", "intent.requested"),
+    (["task", "cancel", "t1"], "cancel of t1 asked", "workflow.cancel_requested"),
+    (["fill", "leader", "ann"], "position:leader is held by ann", "position.filled"),
+    (["body", "provision", "localhost"], "host localhost provisioned", "body.provisioned"),
+]  # fmt: skip
+
+
+def test_every_writing_verb_says_its_rows_did_not_leave_and_the_next_sync_sends_them(tmp_path):
+    forge, _ = make_dna_forge(tmp_path)
+    c1 = tmp_path / "c1"
+    sh(tmp_path, "git", "clone", "-q", str(forge), str(c1))
+    sh(c1, "git", "remote", "set-url", "origin", str(tmp_path / "gone"))
+    for argv, said, kind in WRITERS:
+        done = hale(c1, "dna", *argv)
+        assert done.returncode == 1 and said in done.stdout, done.stdout + done.stderr
+        assert done.stderr.splitlines()[-1] == (
+            f"hale: written here; not yet at origin: reaching origin failed: "
+            f"no repository at {tmp_path / 'gone'}"
+        ), done.stderr
+        assert "Traceback" not in done.stderr
+        assert kinds_at(c1, kind), f"{kind} was not kept in c1"
+    sh(c1, "git", "remote", "set-url", "origin", str(forge))
+    listed = hale(c1, "dna", "history")  # a read verb's sync sends what the verbs kept
+    assert listed.returncode == 0 and not listed.stderr, listed.stderr
+    fresh = Record.open(clone(forge, tmp_path / "fresh"))
+    fresh.sync()
+    for _, _, kind in WRITERS:
+        assert fresh.rows(kind=kind), f"{kind} never reached the remote"
