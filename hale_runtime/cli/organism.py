@@ -42,11 +42,15 @@ def answer_wait_s() -> float:
 
 
 def sync_quietly(record: Record) -> str:
-    """Sync with the remote when there is one; "" or why it did not."""
+    """Sync with the remote when there is one; "" or why it did not. It takes the
+    clone's sync lock, as the node's processes do: two fetches at once in one
+    clone fail on each other's ref locks."""
+    from hale_runtime.node.syncing import sync as locked_sync
+
     if record.remote() is None:
         return ""
     try:
-        record.sync()
+        locked_sync(record)
     except RecordError as error:
         return str(error)
     return ""

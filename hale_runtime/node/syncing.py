@@ -1,8 +1,8 @@
-"""One record sync at a time per clone, across the node's processes.
+"""One record sync at a time per clone, across the node's processes and verbs.
 
-The host and the organization both sync the same clone's record, and two
-libgit2 fetches in one repository fail on each other's lock files
-(`shallow.lock`). Each sync therefore holds an exclusive flock on
+The host, the organization and any verb run in the clone sync the same
+record, and two fetches in one repository fail on each other's lock files
+(`shallow.lock`, a ref's `.lock`). Each sync therefore holds an exclusive flock on
 `.git/hale/sync.lock` for its duration; the other process waits its turn.
 """
 
