@@ -254,6 +254,7 @@ class State:
         if key in self.tasks or self.forgotten(key):
             return
         if "plan" in body:
+            self._one_root_an_ask(str(body.get("ask", "")))
             plan = plan_from_json(body["plan"])
             if not plan.steps:
                 raise ValueError("a plan has at least one step")
@@ -275,6 +276,15 @@ class State:
         self.tasks[key] = t
         self.open[key] = None
         self.dirty[t] = None
+
+    def _one_root_an_ask(self, ask: str) -> None:
+        """An ask is admitted once, decided by the record: a second root under it
+        (written by a body that died before its answer reached the remote, and
+        pushed after another body answered) is refused, so it is never run. Only
+        held roots are looked at: a settled one forgotten is a digest, and a
+        digest's rare collision must not refuse a new ask."""
+        if ask and ask in self.asks:
+            raise ValueError(f"ask {ask} is admitted already, as {self.asks[ask]}")
 
     def _born(self, key: str, body: dict[str, Any], at: int) -> None:
         t = self.tasks.get(key)

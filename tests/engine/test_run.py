@@ -62,6 +62,26 @@ def test_a_task_id_another_body_claimed_is_never_minted_again(org):
     assert [r.key for r in org.rows(kind="workflow.admitted") if "plan" in r.body] == ["t2"]
 
 
+def test_a_second_root_under_an_ask_is_refused_by_the_fold_and_never_run(org):
+    """A body that died before its answer reached the remote pushes it late, after
+    another body admitted the same ask: the record holds two roots for one ask.
+    The first is the admission; the second is refused where it is folded."""
+    e = org.engine()
+    bound = catalog_of(close_month).bind("close-month", inputs=INPUTS)
+    assert e.admit(bound, "ask-1", "leader", INPUTS).task == "t1"
+    e.pump()
+    (first,) = [r for r in org.rows(kind="workflow.admitted") if r.key == "t1"]
+    late = e.record.append("workflow.admitted", "t2", first.body)  # the dead body's, pushed late
+    e.record.append("task.born", "t2", {"summary": "close-month@1: close the month"})
+    again = org.engine()
+    again.pump()
+    assert again.state.poison[late.id] == ("workflow.admitted",
+                                           "ValueError: ask ask-1 is admitted already, as t1")  # fmt: skip
+    assert "t2" not in again.state.tasks
+    assert not org.rows(kind="step.registered", prefix="t2")  # nothing of it runs
+    assert again.admit(bound, "ask-1", "leader", INPUTS).task == "t1"
+
+
 def test_a_record_with_no_remote_has_one_body_and_claims_no_task_id(org):
     e = org.engine()
     bound = catalog_of(close_month).bind("close-month", inputs=INPUTS)
