@@ -4,20 +4,22 @@
 once by its id: one already offered or refused, or in planning here, gets
 nothing more. Otherwise, in order: the owner (over a shared record, only
 the organization owning the position the ask is for admits it; any other
-writes nothing), the record (synced and folded again before anything is
-written: an answer another body pushed settles the ask, whatever claim
-expired or was released since), the Board's gate (an empty ask is
-refused), the budget (the one Budget's gate; an exhausted window refuses
-with its text), then, when the Leader plans, the claim `plan/<intent>`: a
-claim that does not land writes nothing and answers `planning elsewhere:
-…`; one that lands is synced against once more (the holder before us
-pushed its answer before giving the claim back), is a `claim.taken` row,
-and the Leader is asked on the executor, so the organization keeps hearing
-while the word is out. The word is journaled and pushed at once (a later
-holder binds one journaled as `model.called plan/<intent>` and never asks
-again), then bound into the admission (leader.py) once the claim is still
-ours: `intent.offered`, `workflow.admitted` and `task.born` go out as the
-engine's one commit, are pushed, and only then is the claim given back.
+writes nothing), the intent's claim `plan/<intent>` in memory (every
+answer is written under it, planned or not, so two bodies never answer one
+intent at once: a claim that does not land writes nothing and answers
+`planning elsewhere: …`), the record (synced and folded once the claim
+landed: an answer another body pushed settles the ask, whatever claim
+expired or was released since, since a holder pushes its answer before it
+gives the claim back), the Board's gate (an empty ask is refused), the
+budget (the one Budget's gate; an exhausted window refuses with its text),
+then, when the Leader plans, a `claim.taken` row and the Leader asked on
+the executor, so the organization keeps hearing while the word is out. The
+word is journaled and pushed at once (a later holder binds one journaled as
+`model.called plan/<intent>` and never asks again), then bound into the
+admission (leader.py) once the claim is still ours: `intent.offered`,
+`workflow.admitted` and `task.born` go out as the engine's one commit. Any
+answer, planned or not, is pushed, and only then is the claim given back;
+one that does not land keeps the claim until it runs out.
 """
 
 from __future__ import annotations
@@ -144,17 +146,34 @@ class Intake:
         if self.owner and owner != self.owner:
             whose = f"owner {owner}'s" if owner else "owned by no organization"
             return f"not ours: {ask.position} is {whose}; {self.owner} admits nothing for it"
-        stale = self._answered_at_remote(ask.intent)
+        key = f"plan/{ask.intent}"
+        grant = self.memory.take(key, self.holder, self.plan_ttl_s)
+        if grant is None:
+            held = self.memory.claim(key)
+            return f"planning elsewhere: {held.holder if held else 'another node'} holds {key}"
+        stale = self._answered_at_remote(ask.intent)  # the last holder pushed before releasing
         if stale:
+            self.memory.release(key, self.holder, grant.token)
             return stale
+        return self._decide(ask, grant)
+
+    def _decide(self, ask: Ask, grant: Grant) -> str:
+        """Under the intent's claim, with the record synced: refuse, admit, or plan."""
         if not ask.objective:
-            return self._refuse(ask, GATE)
+            return self._at_once(ask, grant, self._refuse(ask, GATE))
         admission = self._budget_admit()
         if admission.refused:
-            return self._refuse(ask, admission.refused)
+            return self._at_once(ask, grant, self._refuse(ask, admission.refused))
         if ask.judgment or ask.to or not self.leader:
-            return self._admit(ask, decide(ask, None))
-        return self._plan(ask, admission.granted)
+            return self._at_once(ask, grant, self._admit(ask, decide(ask, None)))
+        return self._plan(ask, grant, admission.granted)
+
+    def _at_once(self, ask: Ask, grant: Grant, said: str) -> str:
+        """An answer written without planning: pushed, and only then the claim given back
+        (no claim row was written for it)."""
+        if self._pushed():
+            self.memory.release(f"plan/{ask.intent}", self.holder, grant.token)
+        return said
 
     def tick(self) -> list[str]:
         """Finish every planning whose word has come; what became of each."""
@@ -190,16 +209,8 @@ class Intake:
 
     # ---- planning ------------------------------------------------------------------
 
-    def _plan(self, ask: Ask, granted: int) -> str:
+    def _plan(self, ask: Ask, grant: Grant, granted: int) -> str:
         key = f"plan/{ask.intent}"
-        grant = self.memory.take(key, self.holder, self.plan_ttl_s)
-        if grant is None:
-            held = self.memory.claim(key)
-            return f"planning elsewhere: {held.holder if held else 'another node'} holds {key}"
-        stale = self._answered_at_remote(ask.intent)  # the last holder pushed before releasing
-        if stale:
-            self.memory.release(key, self.holder, grant.token)
-            return stale
         body = {"holder": self.holder, "token": grant.token, "until": grant.until}
         self.record.append(kinds.CLAIM_TAKEN, key, body)
         if ask.intent in self.words:  # a previous holder's word is in the record
@@ -209,9 +220,8 @@ class Intake:
             text = prompt(self.brief(), ask)
             price = self.provider.price(text)
             if price is not None and price > granted:
-                self._release(key, grant)
                 why = f"refused: planning costs {price} micro-dollars, past the {granted} left"
-                return self._refuse(ask, why)
+                return self._given_back(key, grant, self._refuse(ask, why))
             future = self.executor.submit(self.provider.complete, text)
         self.planning[ask.intent] = Planning(ask, grant, future)
         if future.done():
@@ -223,8 +233,8 @@ class Intake:
         try:
             called = p.future.result()
         except Exception as error:  # the provider failed: a row says so, nothing retries
-            self._release(key, p.grant)
-            return self._refuse(ask, f"refused: the Leader could not be asked: {error}")
+            why = f"refused: the Leader could not be asked: {error}"
+            return self._given_back(key, p.grant, self._refuse(ask, why))
         if called is not None:
             self._journal(ask, p.grant, *called)
         try:
@@ -232,9 +242,13 @@ class Intake:
         except Fenced as fenced:
             return f"not admitting {ask.intent}: {fenced}"
         said = self._admit(ask, decide(ask, parse(self.words.get(ask.intent, ""))))
-        # a claim given back before the answer lands would let the ask be planned again
+        return self._given_back(key, p.grant, said)
+
+    def _given_back(self, key: str, grant: Grant, said: str) -> str:
+        """The answer is written: push it, then give the claim back. A claim given back
+        before the answer lands would let the ask be answered again elsewhere."""
         if self._pushed():
-            self._release(key, p.grant)
+            self._release(key, grant)
         return said
 
     def _pushed(self) -> bool:
