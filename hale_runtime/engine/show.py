@@ -54,9 +54,16 @@ def shown_by_scan(rows: list[Any], task: str) -> str | None:
 
 
 def admitted_by(record: Any, task: str) -> str:
-    """The body (its holder) whose `workflow.admitted` minted `task`'s root ("" when none)."""
+    """The body (its holder, and its owner when it runs as one) whose `workflow.admitted`
+    minted `task`'s root ("" when none). The owner is the one the body's latest
+    `node.started` before the admission named."""
     found = record.rows(kind="workflow.admitted", key=ids.root_of(task))
-    return found[0].who if found else ""
+    if not found:
+        return ""
+    admitted = found[0]
+    started = record.rows(kind="node.started", key=f"node/{admitted.who}")
+    owners = [r.body.get("owner") for r in started if r.at <= admitted.at]
+    return f"{admitted.who} (owner {owners[-1]})" if owners and owners[-1] else admitted.who
 
 
 def render(state: State, task: str, by: str = "") -> str:

@@ -84,10 +84,11 @@ def test_two_owners_asking_at_once_never_share_a_task_id(dna_forge, tmp_path, no
     assert max(Counter(r.key for r in roots).values()) == 1
     offered = Counter(r.key for r in record.rows(kind="intent.offered"))
     assert len(offered) == len(asks) and max(offered.values()) == 1
-    for line in born:
+    for line, (_, env, _) in zip(born, asks, strict=True):
         task = line.split()[1]
         shown = hale(record.repo.workdir, "dna", "show", task)
         assert shown.returncode == 0 and shown.stdout.startswith(task), shown.stderr
+        assert f" (owner {env['HALE_DNA_OWNER']})\n" in shown.stdout, shown.stdout  # which body
     # and the organism still admits work on both sides, at once
     edit, judge = ask_at_once(
         [(sides["alpha"], owner_env(pg_memory, "alpha"), ["one more edit"]),
