@@ -32,6 +32,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -280,8 +281,6 @@ class Legs:
     """A leg at every node's head, on a thread of its own (an allowance waits)."""
 
     def __init__(self, bodies: list[Body], figures: Figures):
-        import threading
-
         self.bodies, self.figures = bodies, figures
         self.stopping = threading.Event()
         self.thread = threading.Thread(target=self._loop, name="legs", daemon=True)
