@@ -76,6 +76,7 @@ def test_every_writing_verb_says_its_rows_did_not_leave_and_the_next_sync_sends_
     forge, _ = make_dna_forge(tmp_path)
     c1 = tmp_path / "c1"
     sh(tmp_path, "git", "clone", "-q", str(forge), str(c1))
+    assert hale(c1, "dna", "history").returncode == 0  # c1 holds the record (rows join it)
     sh(c1, "git", "remote", "set-url", "origin", str(tmp_path / "gone"))
     for argv, said, kind in WRITERS:
         done = hale(c1, "dna", *argv)
@@ -92,4 +93,4 @@ def test_every_writing_verb_says_its_rows_did_not_leave_and_the_next_sync_sends_
     fresh = Record.open(clone(forge, tmp_path / "fresh"))
     fresh.sync()
     for _, _, kind in WRITERS:
-        assert fresh.rows(kind=kind), f"{kind} never reached the remote"
+        assert fresh.rows(kind=kind), f"{kind} never reached the remote, or not as a good row"
