@@ -1,7 +1,12 @@
-"""Every ```hale example in docs/language.md checks: each is written to a
-genome of its own (with the vendored `vendor/dna` beside it) and built; no
-error may come back. Warnings are allowed (an example may import what it
-only mentions)."""
+"""Every ```hale example in the docs checks: each is written to a genome of
+its own (with the vendored `vendor/dna` beside it) and built; no error may
+come back. Warnings are allowed (an example may import what it only
+mentions). The docs searched are README.md and every docs/**/*.md, so an
+example added to any page is checked without touching this file.
+
+The diagnostic docs/language.md shows is the one hale prints: its first
+example, with the misspelling the diagnostic names, gives that text exactly.
+"""
 
 from __future__ import annotations
 
@@ -15,17 +20,40 @@ from hale_lang.build import compile_entries
 from hale_lang.diagnostics import render_all
 
 REPO = Path(__file__).resolve().parents[2]
-DOC = REPO / "docs" / "language.md"
-EXAMPLES = re.findall(r"^```hale\n(.*?)^```", DOC.read_text(), re.S | re.M)
+DOCS = [REPO / "README.md", *sorted((REPO / "docs").rglob("*.md"))]
+FENCE = re.compile(r"^```(\w*)\n(.*?)^```", re.S | re.M)
+EXAMPLES = [
+    (f"{doc.relative_to(REPO)}#{i}", body)
+    for doc in DOCS
+    for i, body in enumerate(b for lang, b in FENCE.findall(doc.read_text()) if lang == "hale")
+]
+LANGUAGE = (REPO / "docs" / "language.md").read_text()
 
 
-def test_the_language_doc_has_examples() -> None:
-    assert len(EXAMPLES) >= 3
+def test_the_docs_have_examples() -> None:
+    pages = {name.split("#")[0] for name, _ in EXAMPLES}
+    assert sum(name.startswith("docs/language.md#") for name, _ in EXAMPLES) >= 3
+    assert "docs/catalog.md" in pages
 
 
-@pytest.mark.parametrize("index", range(len(EXAMPLES)))
-def test_example_checks(index: int, tmp_path: Path) -> None:
+def check(tmp_path: Path, text: str, path: str = "example.hl"):
     shutil.copytree(REPO / "vendor" / "dna", tmp_path / "vendor" / "dna")
-    (tmp_path / "example.hl").write_text(EXAMPLES[index])
-    compiled = compile_entries(tmp_path, ["example.hl"], use_cache=False)
+    (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+    (tmp_path / path).write_text(text)
+    return compile_entries(tmp_path, [path], use_cache=False)
+
+
+@pytest.mark.parametrize("name", [name for name, _ in EXAMPLES])
+def test_example_checks(name: str, tmp_path: Path) -> None:
+    compiled = check(tmp_path, dict(EXAMPLES)[name])
     assert compiled.errors == [], render_all(compiled.diagnostics, compiled.sources)
+
+
+def test_the_diagnostic_shown_is_the_one_printed(tmp_path: Path) -> None:
+    """The Diagnostics section quotes an error in the first example."""
+    section = LANGUAGE.split("## Diagnostics", 1)[1]
+    shown = re.search(r"^```\n(error\[.*?)^```", section, re.S | re.M).group(1).rstrip("\n")
+    first = EXAMPLES[[n for n, _ in EXAMPLES].index("docs/language.md#0")][1]
+    assert "len(d)" in first
+    compiled = check(tmp_path, first.replace("len(d)", "lenght(d)"), "dna/org/own_workflows.hl")
+    assert render_all(compiled.errors, compiled.sources) == shown

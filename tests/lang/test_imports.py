@@ -7,11 +7,13 @@ change the answer.
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import pytest
 
 from hale_lang.build import compile_entries
+from hale_lang.diagnostics import SourceMap, render_all
 from hale_lang.loader import STDLIB_DIR, Loader
 
 SECRET = 'const KEY: String = "hunter2";\n'
@@ -99,6 +101,17 @@ def test_std_names_only_the_stdlib_folder(tmp_path: Path) -> None:
     (root / "std" / "fake.hl").write_text(SECRET)
     diags = attempt(root, "std/fake")
     assert [d.code for d in diags] == ["E0102"]
+
+
+def test_the_std_help_names_only_modules_that_exist(tmp_path: Path, snapshot) -> None:
+    """A missing `std/` module is told what the standard library holds: every
+    `std/…` name the help offers loads (today there is none to offer)."""
+    root, _ = genome(tmp_path)
+    (diag,) = attempt(root, "std/strings")
+    offered = re.findall(r"`(std/[^`]+)`", diag.help)
+    assert all((STDLIB_DIR / f"{name[4:]}.hl").is_file() for name in offered)
+    assert offered or "no modules" in diag.help
+    assert render_all([diag], SourceMap({"main.hl": (root / "main.hl").read_text()})) == snapshot
 
 
 def test_the_build_cache_answers_the_same(tmp_path: Path, monkeypatch) -> None:

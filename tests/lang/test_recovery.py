@@ -11,10 +11,12 @@ back, on their lines, and nothing else (no cascade, no checker noise).
 from __future__ import annotations
 
 import re
+import shutil
 import tempfile
 from collections import Counter
 from pathlib import Path
 
+from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -22,6 +24,7 @@ from hale_lang import nodes as n
 from hale_lang.build import compile_entries
 from hale_lang.diagnostics import SourceMap, render_all
 from hale_lang.parser import parse_module
+from hale_runtime.cli import hale
 
 FIXTURES = Path(__file__).parent / "fixtures" / "recovery"
 MARKER = re.compile(r"//~((?:\s+[EW]\d{4})+)\s*$")
@@ -132,3 +135,17 @@ def test_each_error_is_reported_once_and_nothing_else(plan) -> None:
     assert [d.span.line for d in compiled.diagnostics] == expected
     valid = [i for i in module.items if isinstance(i, n.FnDecl)]
     assert all(f.name.startswith("ok") for f in valid)
+
+
+def test_hale_check_of_two_files_shows_both_files_errors(snapshot, monkeypatch, tmp_path) -> None:
+    """`hale check a.hl b.hl`: b.hl's syntax error and a.hl's type error, both."""
+    monkeypatch.setenv("HALE_CACHE_DIR", str(tmp_path / "cache"))
+    root = tmp_path / "pair"
+    shutil.copytree(FIXTURES / "pair", root)  # a genome of its own, not the repository
+    monkeypatch.chdir(root)
+    result = CliRunner().invoke(hale, ["check", "a.hl", "b.hl"])
+    assert result.exit_code == 1
+    texts = {p.name: p.read_text() for p in root.glob("*.hl")}
+    heads = re.findall(r"^error\[(E\d+)\].*\n --> (\S+?):(\d+):\d+$", result.output, re.M)
+    assert Counter((path, int(line), code) for code, path, line in heads) == markers(texts)
+    assert result.output == snapshot
