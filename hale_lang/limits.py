@@ -180,8 +180,8 @@ def children(e: n.Expr, depth: int) -> list[tuple[n.Expr, int]]:
         return [(left, depth if same else d), (e.right, d)]
     if cls is n.Unary:
         return [(e.operand, d)]
-    if cls is n.Call:
-        return [(a, d) for a in e.args]
+    if cls is n.Call:  # the callee too: `(…)(x)` parses, and the checker walks it
+        return [(e.func, d), *((a, d) for a in e.args)]
     if cls is n.MethodCall:
         return [(e.receiver, d), *((a, d) for a in e.args)]
     if cls is n.FieldAccess:

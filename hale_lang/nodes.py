@@ -118,7 +118,8 @@ class StructLit(Expr):
 
 @dataclass(slots=True, eq=False)
 class Call(Expr):
-    """`f(args)`; `func` is a Name or a Path (Hale has no first-class functions)."""
+    """`f(args)`; `func` is a Name or a Path (Hale has no first-class functions):
+    the grammar takes any expression there, and the checker refuses the rest."""
 
     func: Expr
     args: list[Expr]

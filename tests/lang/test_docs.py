@@ -6,6 +6,9 @@ example added to any page is checked without touching this file.
 
 The diagnostic docs/language.md shows is the one hale prints: its first
 example, with the misspelling the diagnostic names, gives that text exactly.
+And the examples written inline in docs/language.md hold: each expression in
+its Expressions table parses as an expression, each arithmetic fact it states
+(`-7 / 2 == -4`) is true when run, and the numbers it calls malformed are.
 """
 
 from __future__ import annotations
@@ -16,8 +19,10 @@ from pathlib import Path
 
 import pytest
 
-from hale_lang.build import compile_entries
-from hale_lang.diagnostics import render_all
+from hale_lang import nodes as n
+from hale_lang.build import build, compile_entries
+from hale_lang.diagnostics import HaleError, render_all
+from hale_lang.parser import parse
 
 REPO = Path(__file__).resolve().parents[2]
 DOCS = [REPO / "README.md", *sorted((REPO / "docs").rglob("*.md"))]
@@ -57,3 +62,42 @@ def test_the_diagnostic_shown_is_the_one_printed(tmp_path: Path) -> None:
     assert "len(d)" in first
     compiled = check(tmp_path, first.replace("len(d)", "lenght(d)"), "dna/org/own_workflows.hl")
     assert render_all(compiled.errors, compiled.sources) == shown
+
+
+# --- the examples written inline ------------------------------------------------------
+
+
+def section(title: str) -> str:
+    return LANGUAGE.split(f"## {title}\n", 1)[1].split("\n## ", 1)[0]
+
+
+EXPRESSIONS = [  # the first table's example column, without its notes on types
+    code
+    for row in section("Expressions").strip().split("\n\n")[0].splitlines()[2:]
+    for code in re.findall(r"`([^`]+)`", row.split("|")[2].split(" (")[0])
+    if "…" not in code
+]
+ARITHMETIC = sorted(set(re.findall(r"`(-?\d+ [-+*/%] -?\d+ == -?\d+)`", LANGUAGE)))
+
+
+def test_each_expression_in_the_table_parses_as_one() -> None:
+    assert len(EXPRESSIONS) >= 15
+    for code in EXPRESSIONS:
+        const = parse(f"const X = {code};", "x.hl").items[0]
+        assert isinstance(const, n.Const), code
+
+
+def test_the_arithmetic_the_doc_states_holds(tmp_path: Path) -> None:
+    assert len(ARITHMETIC) >= 3  # `/` and `%` flooring
+    body = "".join(f'    if !({claim}) {{ return "{claim}"; }}\n' for claim in ARITHMETIC)
+    text = f'fn main() -> String {{\n{body}    return "";\n}}\n'
+    (tmp_path / "main.hl").write_text(text)
+    assert build(tmp_path, ["main.hl"], use_cache=False).call("main.hl", "main") == ""
+
+
+@pytest.mark.parametrize("number", ["1_", "1__0"])
+def test_the_numbers_the_doc_refuses_are_refused(number: str) -> None:
+    assert f"`{number}`" in section("Lexical structure")
+    with pytest.raises(HaleError) as e:
+        parse(f"const X = {number};", "x.hl")
+    assert [d.code for d in e.value.diagnostics] == ["E0004"]
