@@ -9,7 +9,8 @@ a piece of another seed spliced in; a construct nested up to 3,000 deep
 (parentheses, brackets, calls, unary operators, `+` chains, `if`s, loops,
 map literals), a huge number or string, or a whole function that grows a
 value without bound, appended so that it parses. The input goes through
-what `hale check`, `hale run` and `hale fmt` do:
+what `hale check`, `hale run` and `hale fmt` do (a mutation that would
+make it longer than MAX_INPUT, 1 MiB, is left out):
 
 - load and check, the input standing in for its seed's file in the seed's
   genome (every syntax error is recovered from, so every input is checked);
@@ -27,14 +28,20 @@ Every such input is saved under --out with what happened. Hangs are found
 by a watchdog reading each worker's CPU time, so a loaded machine does not
 make slow inputs look hung.
 
+The result of a call is printed by `hale run`'s own function, so a value
+that run prints without fault is not counted. Each saved input's .txt names
+its input number and its seed's genome root; `--replay DIR` runs every input
+saved in DIR again through this checkout and says which still fail (the
+watchdog is not used there: a hang is judged by a run).
+
     nice -n 10 .venv/bin/python bench/fuzz.py [--inputs N] [--workers W] [--seed S]
+    .venv/bin/python bench/fuzz.py --replay bench/fuzz-crashes
 """
 
 from __future__ import annotations
 
 import argparse
 import hashlib
-import json
 import multiprocessing as mp
 import os
 import random
@@ -90,6 +97,10 @@ DEPTHS, HUGE_DEPTHS = (3, 3, 10, 10, 30, 100), (300, 1000, 3000)
 REPEATS, HUGE_REPEATS = (2, 2, 3, 5, 10), (50, 200, 1000)
 DIGITS, HUGE_DIGITS = (10, 30, 300), (4300, 5000, 100_000)
 HUGE_SHARE = 0.03
+# A mutation that would make the input longer than this is not made: past it
+# an input only measures the parser's linear speed (20 MB, a huge repetition
+# of a huge number, take some 10 s of CPU through parse, check and fmt twice).
+MAX_INPUT = 1 << 20
 
 
 def nested(rng: random.Random, d: int) -> str:
@@ -185,7 +196,8 @@ def make_input(seed: int, k: int, pool: list[tuple[str, str, str]]) -> tuple[str
     texts = [t for _, _, t in pool]
     huge = rng.random() < HUGE_SHARE
     for _ in range(rng.choice((1, 1, 2, 3))):
-        text = mutate(rng, text, texts, huge)
+        grown = mutate(rng, text, texts, huge)
+        text = grown if len(grown) <= MAX_INPUT else text
     return root, path, text
 
 
@@ -226,7 +238,7 @@ def _compile_and_run(program, path: str) -> list[tuple[str, str]]:
     from hale_lang.compiler import compile_program
     from hale_lang.diagnostics import HaleError
     from hale_lang.program import Program
-    from stdlib.prelude import to_plain
+    from hale_runtime.cli.lang import result_text
 
     try:
         built = Program(compile_program(program), program.sources, [], None, STEP_BUDGET)
@@ -240,8 +252,7 @@ def _compile_and_run(program, path: str) -> list[tuple[str, str]]:
         if args is None:
             continue
         try:
-            value = built.call_json(path, item.name, args)
-            json.dumps(to_plain(value), ensure_ascii=False, default=str)  # as `hale run` prints
+            result_text(built.call_json(path, item.name, args), item.name)  # as `hale run` prints
         except HaleError as e:
             out += _internal_diagnostics(e.diagnostics, f"run {item.name}")
         except Exception:
@@ -303,10 +314,29 @@ def signature(kind: str, detail: str) -> str:
 
 
 def save(out: Path, kind: str, root: str, path: str, text: str, detail: str) -> None:
+    """The input beside what happened; its seed's genome root is written
+    from the repository, so --replay finds it in another checkout."""
     digest = hashlib.sha256(text.encode()).hexdigest()[:12]
     out.mkdir(parents=True, exist_ok=True)
     (out / f"{kind}-{digest}.hl").write_text(text)
-    (out / f"{kind}-{digest}.txt").write_text(f"seed file: {root} :: {path}\n\n{detail}\n")
+    where = Path(root).relative_to(REPO).as_posix()
+    (out / f"{kind}-{digest}.txt").write_text(f"seed file: {where} :: {path}\n\n{detail}\n")
+
+
+def replay(folder: str) -> int:
+    """Each saved input again, through this checkout: what still fails."""
+    from hale_lang.cache import ParseCache
+
+    failing = 0
+    for hl in sorted(Path(folder).glob("*.hl")):
+        head = hl.with_suffix(".txt").read_text().splitlines()[0]
+        where, path = head.removeprefix("seed file: ").split(" :: ")
+        happened = run_one(str(REPO / where), path, hl.read_text(), ParseCache())
+        bad = sorted({kind for kind, _ in happened if kind in BAD})
+        failing += bool(bad)
+        print(f"{hl.name}: {', '.join(bad) or 'fixed'}")
+    print(f"{failing} of {len(list(Path(folder).glob('*.hl')))} saved inputs still fail")
+    return 1 if failing else 0
 
 
 def worker(seed: int, ks: range, current, counts, out: str) -> None:
@@ -330,7 +360,7 @@ def worker(seed: int, ks: range, current, counts, out: str) -> None:
             sig = signature(kind, detail) if kind in BAD else ""
             if kind in BAD and saved.get(sig, 0) < 3:
                 saved[sig] = saved.get(sig, 0) + 1
-                save(Path(out), kind, root, path, text, f"{sig}\n\n{detail}")
+                save(Path(out), kind, root, path, text, f"input {k}: {sig}\n\n{detail}")
         counts[SLOT["inputs"]] += 1
     current.value = -1
 
@@ -401,7 +431,10 @@ def main() -> int:
     parser.add_argument("--start", type=int, default=0, help="the first input number")
     parser.add_argument("--out", default=str(REPO / "bench" / "fuzz-crashes"))
     parser.add_argument("--every", type=float, default=60.0, help="seconds between progress lines")
+    parser.add_argument("--replay", metavar="DIR", help="run the inputs saved in DIR again, only")
     args = parser.parse_args()
+    if args.replay:
+        return replay(args.replay)
     pool = seeds()
     stop = args.start + args.inputs
     slots = [

@@ -105,9 +105,8 @@ def run(
 ) -> None:
     """Build FILE, call one of its fns, and print what it returns as JSON."""
     from hale_lang.build import build
-    from hale_lang.diagnostics import Diagnostic, Fault, HaleError
     from hale_lang.meter import parse_size
-    from stdlib.plain import dump, parse_json, to_plain
+    from stdlib.plain import parse_json
 
     ceiling = None
     if max_memory is not None:
@@ -129,13 +128,20 @@ def run(
     if program.warnings:
         echo_diagnostics(program.warnings, program.sources)
         click.echo("", err=True)
-    value = program.call_json(module, fn_name, values)
+    click.echo(result_text(program.call_json(module, fn_name, values), fn_name))
+
+
+def result_text(value: object, fn_name: str) -> str:
+    """What `hale run` prints for the value `fn_name` returned (bench/fuzz.py
+    prints it the same way); HaleError when it has no JSON form."""
+    from hale_lang.diagnostics import Diagnostic, Fault, HaleError
+    from stdlib.plain import dump, to_plain
+
     try:
-        text = dump(to_plain(value), indent=2, default=_host_value)
+        return dump(to_plain(value), indent=2, default=_host_value)
     except Fault as f:  # the result cannot become JSON (it nests too deeply)
         msg = f"the result of `{fn_name}`: {f.message}"
         raise HaleError(Diagnostic(f.code, msg, None, f.help)) from None
-    click.echo(text)
 
 
 def _host_value(obj: object) -> str:
