@@ -141,7 +141,7 @@ class ExprEmitter:
     def native(self, ref: n.Ref, args: list[str], types: list, span: Span) -> str:
         nat = natives_named(ref.name)[ref.overload]
         template = _specialised(nat.name, types, args) or nat.inline
-        if template is not None and _inlinable(template):
+        if template is not None and _inlinable(template) and _in_order(template, args):
             code = template.format(*(_paren(a) for a in args))
         else:
             code = f"{native_pyname(ref.name, ref.overload)}({', '.join(args)})"
@@ -327,12 +327,22 @@ _TEXT_FORMS = {
 }
 
 
+def _in_order(template: str, args: list[str]) -> bool:
+    """May `template` evaluate its operands in its own order? Yes when it
+    reads them left to right, or when at most one of them does anything
+    (a local or a literal is read the same whenever it is read)."""
+    order = [int(i) for i in re.findall(r"\{(\d+)\}", template)]
+    if order == sorted(order):
+        return True
+    return sum(1 for a in args if not _SIMPLE.match(a)) <= 1
+
+
 def _inlinable(template: str) -> bool:
     unquoted = re.sub(r"'[^']*'", "''", template)
     return all(m.group(1) in _ALLOWED for m in _IDENT.finditer(unquoted))
 
 
-_ALLOWED = {*TEMPLATE_BUILTINS, "_str", "_itext", "_concat", "_r", "if", "else"}
+_ALLOWED = {*TEMPLATE_BUILTINS, "_str", "_itext", "_concat", "_r", "if", "else", "in"}
 
 
 def _copy_of(code: str, t: Type | None) -> str:

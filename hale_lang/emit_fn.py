@@ -3,7 +3,8 @@
 Statements become Python statements one for one, at the same nesting
 (limits.py keeps that within Python's limits). Every call takes a step at
 entry; a `while` iterates the step iterator `_C` itself; a `for` over a
-List or Map zips its items with `_C`; a `for` over a range pays for its
+List or Map takes its items with a step each from `_C` (`compress`, as
+every step is a true number); a `for` over a range pays for its
 iterations in advance through the meter (`_M.loop`), and `break` and
 `return` give back what it did not run. `s = s + x` on a String local is
 left for CPython to append in place and charged in batches, and the
@@ -194,7 +195,7 @@ class FnEmitter(ExprEmitter):
             self.line(f"for v_{s.name} in _i{bulk}:", head)
         else:
             source = f"_tuple({self.expr(it)})" if isinstance(it.ty, MapType) else self.expr(it)
-            self.line(f"for _, v_{s.name} in _zip(_C, {source}):", head)
+            self.line(f"for v_{s.name} in _compress({source}, _C):", head)
         self.scopes.append([s.name])
         self.loops.append(bulk)
         self.mod.indent += 1

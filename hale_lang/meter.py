@@ -88,7 +88,7 @@ class Meter:
     def __init__(self, steps, budget: int, ceiling: int):
         self.steps_iter, self.budget, self.ceiling = steps, budget, ceiling
         self.held: list[object] = []
-        self.ids: set[int] = set()
+        self.ids: dict[int, int] = {}  # id of a held value -> its size when last counted
         self.lens: dict[int, int] = {}  # id -> length when `grew` last held it
         self.live = self.pending = 0
         self.slack = ceiling
@@ -147,10 +147,11 @@ class Meter:
         if size < BIG_BYTES:
             return value
         self.before(size)
-        if id(value) not in self.ids:
-            self.ids.add(id(value))
+        known = self.ids.get(id(value))
+        if known is None:
             self.held.append(value)
-        self.pending += size
+        self.ids[id(value)] = size
+        self.pending += size - (known or 0)  # a held container: only its growth
         if self.pending > self.slack:
             self.sweep()
         return value
@@ -180,7 +181,7 @@ class Meter:
         while held:
             value = held.pop()  # newest first: a dead container frees what it held
             if _getrefcount(value) <= 2:  # only `value` here, and the argument
-                self.ids.discard(id(value))
+                self.ids.pop(id(value), None)
                 self.lens.pop(id(value), None)
                 continue
             alive.append(value)
@@ -191,19 +192,19 @@ class Meter:
 
     def size_of(self, value: object) -> int:
         """Bytes of `value`: its own, and for a container its slots and an
-        estimate of its elements from a sample (held ones count themselves)."""
+        estimate of its elements from a sample (held ones count themselves):
+        evenly spread over a list, the first entries of a map."""
         size = _getsizeof(value)
         t = type(value)
         if (t is list or t is dict) and value:
             n = len(value)
-            step = max(n // SAMPLE, 1)
             if t is list:
-                sample = value[::step][:SAMPLE]
+                groups = [(x,) for x in value[:: max(n // SAMPLE, 1)][:SAMPLE]]
             else:
-                sample = [x for kv in islice(value.items(), 0, None, step) for x in kv][:SAMPLE]
+                groups = list(islice(value.items(), SAMPLE))
             ids = self.ids
-            each = sum(0 if id(x) in ids else _getsizeof(x) for x in sample)
-            size += each * n // len(sample) * (2 if t is dict else 1)
+            each = sum(0 if id(x) in ids else _getsizeof(x) for g in groups for x in g)
+            size += each * n // len(groups)
         return size
 
 

@@ -3,10 +3,11 @@
 Generated code runs in a namespace holding only the names `base_namespace`
 puts there (no Python builtins): the helpers below, the natives, the struct
 classes, consts and host bindings. The step budget is one shared iterator,
-`_C = iter(range(budget))`: every call does `_next(_C)` and every loop pulls
-from it (a `while` iterates `for _ in _C`, a `for` zips its items with
-`_C`), so an exhausted budget is a StopIteration or a loop that ends early,
-and both become E0404. That costs one C-level `next` per step.
+`_C = iter(range(1, budget + 1))`: every call does `_next(_C)` and every
+loop pulls from it (a `while` iterates `for _ in _C`, a `for` over a List
+takes its items with `compress(items, _C)`, one step each, and a `for` over
+a range pays in advance through the meter), so an exhausted budget is a
+StopIteration or a loop that ends early, and both become E0404. That costs one C-level `next` per step.
 
 Faults are located by the line map the compiler wrote: for each traceback
 frame that runs generated code, the instruction's source position
@@ -22,6 +23,7 @@ import marshal
 import operator
 from collections.abc import Callable
 from dataclasses import dataclass
+from itertools import compress
 from typing import Any
 
 from stdlib.prelude import NATIVES, StructValue, to_plain
@@ -83,7 +85,7 @@ def base_namespace() -> dict[str, Any]:
     ns: dict[str, Any] = {
         "__builtins__": {},
         "_next": next,
-        "_zip": zip,
+        "_compress": compress,
         "_range": range,
         "_tuple": tuple,
         "_str": str,
