@@ -95,6 +95,8 @@ class Loader:
             if isinstance(item, n.Import):
                 refused = refusal(item.path)
                 target = None if refused else self.resolve(item.path)
+                if target is None and not refused and leaves_by_symlink(self.root, item.path):
+                    refused = SYMLINK_OUT
                 if refused or target is None:
                     program.diagnostics.append(_bad_import(item, refused))
                     continue
@@ -170,7 +172,39 @@ def module_file(root: Path, path: str) -> Path | None:
     return file
 
 
+SYMLINK_OUT = "leads out of its folder through a symlink"
+
+
+def leaves_by_symlink(root: Path, path: str) -> bool:
+    """Whether a module path of a good form reaches a symlink that points out
+    of its base folder. Only links inside the base are read (each part is
+    looked at before the next), so nothing outside is probed."""
+    std = path.startswith(STD_PREFIX)
+    base, rel = (STDLIB_DIR, path[len(STD_PREFIX) :]) if std else (root, path)
+    for candidate in (f"{rel}.hl", f"{rel}/mod.hl"):
+        p = base
+        for part in candidate.split("/"):
+            p = p / part
+            if not p.is_symlink():
+                continue
+            try:
+                p = p.resolve()
+            except (OSError, RuntimeError):  # a symlink loop
+                return False
+            if not p.is_relative_to(base):
+                return True
+    return False
+
+
 def _bad_import(item: n.Import, refused: str | None) -> Diagnostic:
+    if refused == SYMLINK_OUT:
+        where = "the standard library" if item.path.startswith(STD_PREFIX) else "the genome root"
+        return Diagnostic(
+            "E0104",
+            f'import path "{item.path}" {refused}',
+            item.span,
+            help=f"a module is read only from inside {where}: copy it in instead of linking to it",
+        )
     if refused:
         return Diagnostic(
             "E0104",

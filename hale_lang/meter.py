@@ -103,7 +103,7 @@ class Meter:
         left = length_hint(it)
         if steps > left:
             it.__setstate__(self.budget)
-            raise Fault("E0404", "step limit exceeded", STEP_HELP)
+            raise Fault("E0404", "step limit exceeded", BIG_STEP_HELP.format(steps, left))
         it.__setstate__(self.budget - left + steps)
 
     def charge_ns(self, ns: int) -> None:
@@ -278,6 +278,10 @@ def leave(saved: Meter | None) -> None:
 
 
 STEP_HELP = "every loop iteration and call is a step; look for a loop that never ends"
+BIG_STEP_HELP = (
+    "work on a big value costs steps by its size: this needed {:,}, and {:,} were left; "
+    "keep values small, or work on them in pieces"
+)
 MEMORY_HELP = (
     "the ceiling is per call (`hale run --max-memory`, or the host's setting); "
     "build smaller values, or work on them in pieces"

@@ -119,8 +119,7 @@ def run(
         try:
             values.append(parse_json(text))
         except ValueError as e:
-            click.echo(f"error[E0412]: --arg {i} is not JSON: {e}", err=True)
-            click.echo(f"  = help: quote JSON strings for the shell: --arg '\"{text}\"'", err=True)
+            _bad_arg(i, text, e)
             raise SystemExit(EXIT_USAGE) from None
     r = (root or genome_root(file)).resolve()
     module = file.resolve().relative_to(r).as_posix()
@@ -142,6 +141,22 @@ def result_text(value: object, fn_name: str) -> str:
     except Fault as f:  # the result cannot become JSON (it nests too deeply)
         msg = f"the result of `{fn_name}`: {f.message}"
         raise HaleError(Diagnostic(f.code, msg, None, f.help)) from None
+
+
+def _bad_arg(i: int, text: str, e: ValueError) -> None:
+    """Say why --arg i was refused: JSON that is not a Hale value (too deep, NaN)
+    is named as such; other text most often wanted quoting as a String."""
+    from stdlib.plain import JsonRefused
+
+    if isinstance(e, JsonRefused):
+        click.echo(f"error[E0412]: --arg {i} is refused: {e}", err=True)
+        click.echo(
+            "  = help: pass a Hale value: finite numbers, nesting at most 100 levels", err=True
+        )
+        return
+    click.echo(f"error[E0412]: --arg {i} is not JSON: {e}", err=True)
+    shown = text if len(text) <= 60 else text[:57] + "..."
+    click.echo(f"  = help: quote JSON strings for the shell: --arg '\"{shown}\"'", err=True)
 
 
 def _host_value(obj: object) -> str:

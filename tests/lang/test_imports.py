@@ -79,9 +79,12 @@ def test_a_symlink_pointing_out_is_refused(tmp_path: Path) -> None:
     root, outside = genome(tmp_path)
     os.symlink(outside / "secret.hl", root / "lib" / "secret.hl")
     os.symlink(outside, root / "out")
-    for path in ("lib/secret", "out/secret"):
+    os.symlink(outside / "missing", root / "lib" / "gone.hl")
+    for path in ("lib/secret", "out/secret", "lib/gone"):
         diags = attempt(root, path)
-        assert [d.code for d in diags] == ["E0102"], path
+        assert [d.code for d in diags] == ["E0104"], path
+        assert diags[0].message == f'import path "{path}" leads out of its folder through a symlink'
+        assert "copy it in" in diags[0].help
 
 
 def test_a_symlink_inside_the_genome_is_followed(tmp_path: Path) -> None:

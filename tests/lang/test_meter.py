@@ -6,6 +6,7 @@ error, never in Python's MemoryError or a hang.
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
@@ -129,6 +130,15 @@ fn join_big(n: Int) -> Int {
     # the same 60 or so loop iterations; concatenating 1 MiB strings costs more
     assert program(tmp_path, source, step_budget=2_000).call("m.hl", "join_big", 6) > 0
     assert fault(tmp_path, source, "join_big", 16, step_budget=2_000)[0] == "E0404"
+
+
+def test_a_big_charge_says_what_it_needed(tmp_path: Path) -> None:
+    with pytest.raises(HaleError) as info:
+        program(tmp_path, DOUBLING).call("m.hl", "squares", 3)
+    (d,) = info.value.diagnostics
+    assert d.code == "E0404" and d.help.startswith("work on a big value costs steps by its size")
+    needed, left = (int(w.replace(",", "")) for w in re.findall(r"[\d,]{2,}", d.help))
+    assert needed > left
 
 
 @pytest.mark.parametrize(

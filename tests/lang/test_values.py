@@ -98,11 +98,26 @@ def run(tmp_path: Path, *args: str):
     return r.exit_code, r.output
 
 
-@pytest.mark.parametrize("arg", ["NaN", "[Infinity]", "[" * 5000 + "]" * 5000])
-def test_hale_run_refuses_such_arguments(tmp_path: Path, arg: str) -> None:
+@pytest.mark.parametrize(
+    ("arg", "why"),
+    [
+        ("NaN", "NaN is not a JSON number"),
+        ("[Infinity]", "Infinity is not a JSON number"),
+        ("[1e999]", "the number 1e999 is out of range"),
+        ("[" * 101 + "]" * 101, "it nests deeper than 100 levels"),
+        ("[" * 5000 + "]" * 5000, "it nests deeper than 100 levels"),
+    ],
+)
+def test_hale_run_refuses_such_arguments(tmp_path: Path, arg: str, why: str) -> None:
     code, out = run(tmp_path, "--fn", "echo", "--arg", arg)
+    assert code == 2 and f"error[E0412]: --arg 1 is refused: {why}\n" in out
+    assert "quote JSON strings" not in out and "Traceback" not in out
+
+
+def test_hale_run_says_to_quote_a_bare_word(tmp_path: Path) -> None:
+    code, out = run(tmp_path, "--fn", "echo", "--arg", "x" * 500)
     assert code == 2 and "error[E0412]: --arg 1 is not JSON" in out
-    assert "Traceback" not in out
+    assert f"--arg '\"{'x' * 57}...\"'" in out  # a long text is clipped in the help
 
 
 def test_hale_run_a_deep_result_is_a_designed_error(tmp_path: Path) -> None:
