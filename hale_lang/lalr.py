@@ -6,9 +6,12 @@ into plain dicts: per state, terminal -> ("shift", next state) or a reduction
 (size, nonterminal, callback), and per state the goto on each nonterminal.
 Unit reductions of `?rule`s (one child, no alias), about half of all the
 reductions an expression makes through the precedence ladder, pass their
-child up with no call at all. Every other reduction calls Lark's own
-callback for the rule, so placeholders, inlined `_rules` and our transformer
-behave exactly as under `Lark.parse`.
+child up with no call at all (only the top state changes). Every other
+reduction calls Lark's own callback for the rule, so placeholders, inlined
+`_rules` and our transformer behave exactly as under `Lark.parse`; only an
+inlined rule's result is lighter than Lark's Tree (`_Expanded`). Symbol
+names are plain interned strings: Lark's are Tokens, whose Python-level
+`__eq__` a dict lookup would call at every goto.
 
 Errors are raised as Lark's UnexpectedToken, which `syntax_errors.py` turns
 into a diagnostic, unless a recovery is given (`recovery.py`): then the
@@ -19,11 +22,14 @@ lives entirely in the branch taken on a missing action.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Iterable
+from functools import partial
 from typing import Any
 
 from lark import Token
 from lark.exceptions import UnexpectedToken
+from lark.parse_tree_builder import ChildFilterLALR_NoPlaceholders
 from lark.parsers.lalr_analysis import Shift
 
 END = "$END"
@@ -42,33 +48,47 @@ class Driver:
             acts, gotos = {}, {}
             for symbol, (action, arg) in row.items():
                 if action is Shift:
+                    symbol = sys.intern(str(symbol))
                     (acts if symbol.isupper() or symbol == END else gotos)[symbol] = (True, arg)
                 else:
                     if arg not in reductions:
                         reductions[arg] = _reduction(arg, callbacks[arg])
-                    acts[symbol] = (False, reductions[arg])
+                    acts[sys.intern(str(symbol))] = (False, reductions[arg])
             self.actions[state] = acts
-            self.gotos[state] = {s: a for s, (_, a) in gotos.items()}
+            self.gotos[state] = {sys.intern(str(s)): a for s, (_, a) in gotos.items()}
+        # the hot loop's table: per state, terminal -> (SHIFT, next state),
+        # (UNIT, nonterminal) or (CALL, reduction)
+        self.hot = {
+            state: {t: _hot(shift, arg) for t, (shift, arg) in acts.items()}
+            for state, acts in self.actions.items()
+        }
 
-    def parse(self, tokens: Iterable[Token], recovery: Any = None) -> Any:
-        actions, gotos = self.actions, self.gotos
+    def parse(self, tokens: Iterable[Token], recovery: Any = None, ended: bool = False) -> Any:
+        """The tree of `tokens`, which end with an END token if `ended`."""
+        hot, gotos, end_state = self.hot, self.gotos, self.end_state
         states, values = [self.start_state], []
-        stream = _with_end(tokens)
+        stream = iter(tokens) if ended else _with_end(tokens)
         for tok in stream:
             kind = tok.type
             while True:
                 try:
-                    shift, arg = actions[states[-1]][kind]
+                    what, arg = hot[states[-1]][kind]
                 except KeyError:
                     if recovery is None:
                         raise UnexpectedToken(tok, self.accepts(states)) from None
                     tok = recovery.resume(states, values, tok, stream)
                     kind = tok.type
                     continue
-                if shift:
+                if what is SHIFT:
                     states.append(arg)
                     values.append(tok)
                     break
+                if what is UNIT:  # one child passed up: only the top state changes
+                    state = gotos[states[-2]][arg]
+                    if state == end_state and kind == END:
+                        return values[-1]
+                    states[-1] = state
+                    continue
                 size, origin, callback = arg
                 if size:
                     children = values[-size:]
@@ -76,9 +96,9 @@ class Driver:
                     del values[-size:]
                 else:
                     children = []
-                values.append(children[0] if callback is None else callback(children))
+                values.append(callback(children))
                 state = gotos[states[-1]][origin]
-                if kind == END and state == self.end_state:
+                if state == end_state and kind == END:
                     return values[-1]
                 states.append(state)
         raise AssertionError("the token stream ended without $END")  # pragma: no cover
@@ -147,12 +167,58 @@ class Driver:
             extra = [*extra, state]
 
 
+SHIFT, UNIT, CALL = "shift", "unit", "call"
+
+
+def _hot(shift: bool, arg: Any) -> tuple[str, Any]:
+    if shift:
+        return SHIFT, arg
+    size, origin, callback = arg
+    return (UNIT, origin) if callback is None else (CALL, arg)
+
+
+class _Expanded:
+    """What an inlined `_rule` reduces to: its children, for the rule above it
+    to take in (Lark's ChildFilter reads only `.children`); lighter than the
+    Tree Lark's default callback builds through three calls."""
+
+    __slots__ = ("children",)
+
+    def __init__(self, children: list):
+        self.children = children
+
+
+def _append_to_first(children: list) -> _Expanded:
+    """`_r: _r x`, a repetition growing: the left one takes x in place."""
+    first = children[0]
+    first.children.append(children[1])
+    return first
+
+
+def _fast(rule: Any, callback: Callable) -> Callable:
+    """The callback of an inlined `_rule` without a default Tree (see _Expanded)."""
+    if not rule.origin.name.startswith("_") or rule.alias is not None:
+        return callback
+    if isinstance(callback, partial) and callback.func.__name__ == "default_callback":
+        return _Expanded
+    if type(callback) is ChildFilterLALR_NoPlaceholders:
+        builder = callback.node_builder
+        if isinstance(builder, partial) and builder.func.__name__ == "default_callback":
+            if callback.to_include == [(0, True), (1, False)] and len(rule.expansion) == 2:
+                return _append_to_first
+            return ChildFilterLALR_NoPlaceholders(callback.to_include, _Expanded)
+    return callback
+
+
 def _reduction(rule: Any, callback: Callable) -> tuple[int, str, Callable | None]:
+    callback = _fast(rule, callback)
     size = len(rule.expansion)
     unit = rule.options.expand1 and size == 1 and rule.alias is None
     unit = unit and not rule.origin.name.startswith("_")
     unit = unit and not rule.expansion[0].name.startswith("_")
-    return size, rule.origin.name, None if unit else callback
+    # plain interned strings: Lark names rules with Tokens, whose Python-level
+    # __eq__ every goto lookup would call
+    return size, sys.intern(str(rule.origin.name)), None if unit else callback
 
 
 def _with_end(tokens: Iterable[Token]):

@@ -18,6 +18,7 @@ rest of its line) that the parser reports and skips.
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Callable, Iterator
 
 from lark.exceptions import UnexpectedCharacters
@@ -47,54 +48,82 @@ class HaleLexer(Lexer):
                 continue
             for value in _alternatives(term):
                 if re.fullmatch(_PATTERNS["NAME"], value):
-                    self.keywords[value] = str(term.name)
+                    self.keywords[value] = sys.intern(str(term.name))
                 else:
-                    literals[value] = str(term.name)
+                    literals[value] = sys.intern(str(term.name))
         self.literals = literals
         # longest literal first, so `==` wins over `=` and `->` over `-`
         punct = "|".join(re.escape(v) for v in sorted(literals, key=len, reverse=True))
         named = "|".join(f"(?P<{k}>{p})" for k, p in _PATTERNS.items())
         self.master = re.compile(rf"[ \t\r\n]+|{named}|(?P<PUNCT>{punct})")
+        # a token with the whitespace before it: one match a token, not two
+        self.spaced = re.compile(rf"[ \t\r\n]*(?:{named}|(?P<PUNCT>{punct}))")
 
-    def lex(self, text: str, recovering: bool = False) -> Iterator[Token]:
+    def lex(self, text: str, recovering: bool = False, end: str | None = None) -> Iterator[Token]:
+        """The tokens of `text`; then, given `end`, a token of that type at the
+        end of the last one (the parser's end marker, so it needs no wrapper
+        generator of its own)."""
         match = self.master.match
         literals, keywords = self.literals, self.keywords
         new_token = Token._future_new  # Token() without its keyword-argument shim
-        pos, line, line_start, end = 0, 1, 0, len(text)
-        while pos < end:
-            m = match(text, pos)
-            if m is None:
+        str_new = str.__new__
+        pos, line, line_start, stop, last = 0, 1, 0, len(text), None
+        spaced = self.spaced.match
+        while pos < stop:
+            m = spaced(text, pos)
+            if m is None:  # no token next: whitespace to the end, or an unreadable character
+                m = match(text, pos)
+                if m is not None:  # whitespace alone
+                    nxt = m.end()
+                    newlines = text.count("\n", pos, nxt)
+                    if newlines:
+                        line += newlines
+                        line_start = text.rindex("\n", pos, nxt) + 1
+                    pos = nxt
+                    continue
                 col = pos - line_start + 1
                 if not recovering:
                     raise UnexpectedCharacters(text, pos, line, col)
                 nxt = pos + 1
                 if text[pos] == '"':  # unterminated: the string runs to the end of the line
                     nxt = text.find("\n", pos)
-                    nxt = end if nxt < 0 else nxt
-                while nxt < end and text[nxt] != '"' and match(text, nxt) is None:
+                    nxt = stop if nxt < 0 else nxt
+                while nxt < stop and text[nxt] != '"' and match(text, nxt) is None:
                     nxt += 1  # a run of unreadable characters is one error
-                yield new_token(BAD, text[pos:nxt], pos, line, col, line, col + nxt - pos, nxt)
+                last = new_token(BAD, text[pos:nxt], pos, line, col, line, col + nxt - pos, nxt)
+                yield last
                 pos = nxt
                 continue
-            kind, value, nxt = m.lastgroup, m.group(), m.end()
-            col = pos - line_start + 1
-            if kind is None:  # whitespace
-                newlines = value.count("\n")
+            kind, nxt = m.lastgroup, m.end()
+            value = m.group(kind)
+            start = nxt - len(value)
+            if start != pos:  # the whitespace before it
+                newlines = text.count("\n", pos, start)
                 if newlines:
                     line += newlines
-                    line_start = pos + value.rindex("\n") + 1
+                    line_start = text.rindex("\n", pos, start) + 1
+            if kind == "PUNCT":
+                kind = literals[value]
+            elif kind == "NAME":
+                kind = keywords.get(value, "NAME")
+            col = start - line_start + 1
+            # Token._future_new, inlined: a token is made for every word of a file
+            tok = str_new(Token, value)
+            tok.type, tok.value, tok.start_pos, tok.end_pos = kind, value, start, nxt
+            tok.line = tok.end_line = line
+            tok.column, tok.end_column = col, col + nxt - start
+            if kind == "COMMENT":
+                if self.on_comment is not None:
+                    self.on_comment(tok)
             else:
-                if kind == "PUNCT":
-                    kind = literals[value]
-                elif kind == "NAME":
-                    kind = keywords.get(value, "NAME")
-                tok = new_token(kind, value, pos, line, col, line, col + len(value), nxt)
-                if kind == "COMMENT":
-                    if self.on_comment is not None:
-                        self.on_comment(tok)
-                else:
-                    yield tok
+                last = tok
+                yield tok
             pos = nxt
+        if end is not None:
+            if last is None:
+                yield Token(end, "", 0, 1, 1, 1, 1, 0)
+            else:
+                yield Token.new_borrow_pos(end, "", last)
 
     def count(self, text: str, start: int, end: int, limit: int) -> int:
         """How many tokens `text[start:end]` holds, counting up to `limit`."""

@@ -23,7 +23,7 @@ from lark import Token, Transformer
 
 from . import nodes as n
 from .diagnostics import Diagnostic, HaleError, Span
-from .lalr import Driver
+from .lalr import END, Driver
 from .lexer import HaleLexer
 from .numbers import parse_decimal
 from .resources import grammar_file
@@ -207,6 +207,10 @@ class _Builder(Transformer):
         return n.TypeRef(c[0].parts, args, self._span(c))
 
     def path(self, c):
+        if len(c) == 1:  # most paths are one name
+            t = c[0]
+            span = Span(self.file, t.line, t.column, t.end_line, t.end_column)
+            return _QualifiedName((str(t),), span)
         return _QualifiedName(tuple(str(x) for x in _names(c)), self._span(c))
 
     # --- statements --------------------------------------------------------
@@ -411,7 +415,7 @@ def parse_module(text: str, path: str) -> n.Module:
         _BUILDER.file = path
         _BUILDER.errors = []
         _COMMENTS.clear()
-        items = driver.parse(lexer.lex(text, recovering=True), recovery)
+        items = driver.parse(lexer.lex(text, recovering=True, end=END), recovery, ended=True)
         comments = list(_COMMENTS)
         diags += _BUILDER.errors
     if diags:
