@@ -60,6 +60,7 @@ class ExprEmitter:
         self.mod, self.names = mod, mod.names
         self.overrides = overrides  # id(expr) -> code already computed for it
         self.temps = 0
+        self.small: set[str] = set()  # code of locals known to hold Ints within ±SMALL_INT
 
     def temp(self) -> str:
         self.temps += 1
@@ -140,7 +141,7 @@ class ExprEmitter:
 
     def native(self, ref: n.Ref, args: list[str], types: list, span: Span) -> str:
         nat = natives_named(ref.name)[ref.overload]
-        template = _specialised(nat.name, types, args) or nat.inline
+        template = _specialised(nat.name, types, args, self.small) or nat.inline
         if template is not None and _inlinable(template) and _in_order(template, args):
             code = template.format(*(_paren(a) for a in args))
         else:
@@ -313,9 +314,11 @@ def _balanced_whole(code: str) -> bool:
     return False
 
 
-def _specialised(name: str, types: list, args: list[str]) -> str | None:
+def _specialised(name: str, types: list, args: list[str], small: set[str]) -> str | None:
     """A faster inline form the static types allow (same result as the native)."""
     if name == "to_string" and types[0] in _TEXT_FORMS:
+        if types[0] == INT and args[0] in small:
+            return "_str({0})"
         return _TEXT_FORMS[types[0]]
     return None
 

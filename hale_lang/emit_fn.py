@@ -8,7 +8,11 @@ every step is a true number); a `for` over a range pays for its
 iterations in advance through the meter (`_M.loop`), and `break` and
 `return` give back what it did not run. `s = s + x` on a String local is
 left for CPython to append in place and charged in batches, and the
-statements that grow a list or map count down to the meter holding it.
+statements that grow a list or map count down to the meter holding it
+(or, directly in a range loop and on a local it never assigns, leave it to
+the loop to hand the container to the meter batch by batch). The variable
+of a range loop from a small literal holds small Ints only, so its text
+needs no check for big ones.
 """
 
 from __future__ import annotations
@@ -36,7 +40,10 @@ class FnEmitter(ExprEmitter):
         self.scopes: list[list[str]] = [[p.name for p in fn.params]]
         self.appends = {id(a): f"_a{i}" for i, a in enumerate(_append_sites(fn.body), 1)}
         self.loops: list[int | None] = []  # enclosing loops: k of a range loop `_ik`, or None
-        self.growth_sites = {id(sp): f"_g{i}" for i, sp in enumerate(_growth_spans(fn.body), 1)}
+        # a range loop's watched containers: no countdown at their sites
+        self.watches, self.watched = _watches(fn.body)
+        counted = [sp for sp in _growth_spans(fn.body) if id(sp) not in self.watched]
+        self.growth_sites = {id(sp): f"_g{i}" for i, sp in enumerate(counted, 1)}
         mod.labels[self.pyname] = fn.name
 
     def site(self, span: Span) -> str:
@@ -124,6 +131,8 @@ class FnEmitter(ExprEmitter):
         """After a list or map may have grown: every GROWTH times this site
         runs, the meter holds the container (a countdown costs less than
         asking its length)."""
+        if id(at) in self.watched:  # its range loop holds it, batch by batch
+            return
         site = self.growth_sites[id(at)]
         check = self.mod.mark(f"_grew({container})", at, "meter")
         self.line(f"{site} -= 1", span)
@@ -188,14 +197,20 @@ class FnEmitter(ExprEmitter):
         head = _header(s.span, s.iterable.span)
         it = s.iterable
         bulk = None
-        if isinstance(it, n.Call) and it.func.ref.kind == "native" and it.func.ref.name == "range":
+        if _is_range(it):
             bulk = len(self.loops)
             args = ", ".join(self.expr(a) for a in it.args)
+            watch = self.watches.get(id(s))
+            if watch:
+                args += f", ({', '.join('v_' + name for name in watch)},)"
             self.line(f"_i{bulk} = {self.mod.mark(f'_M.loop({args})', head, 'step')}", head)
             self.line(f"for v_{s.name} in _i{bulk}:", head)
         else:
             source = f"_tuple({self.expr(it)})" if isinstance(it.ty, MapType) else self.expr(it)
             self.line(f"for v_{s.name} in _compress({source}, _C):", head)
+        small = bulk is not None and _counts_small(s)
+        if small:
+            self.small.add(f"v_{s.name}")
         self.scopes.append([s.name])
         self.loops.append(bulk)
         self.mod.indent += 1
@@ -204,6 +219,8 @@ class FnEmitter(ExprEmitter):
         self.mod.indent -= 1
         self.loops.pop()
         self.scopes.pop()
+        if small:
+            self.small.discard(f"v_{s.name}")
         if bulk is None:  # the zip ended: for want of items, or of steps?
             self.line("else:", head)
             self.line("    if not _lh(_C): " + self.mod.mark("_over()", head, "step"), head)
@@ -286,6 +303,73 @@ def _growth_spans(body: n.Block) -> list[Span]:
             if isinstance(st.target.obj.ty, MapType):
                 found.append(st.target.span)
     return found
+
+
+def _watches(body: n.Block) -> tuple[dict[int, list[str]], set[int]]:
+    """The containers each range loop watches, and the growth sites (by the
+    id of their span) it watches them for. A push, insert or `m[k] = v`
+    directly in a range loop's body (not in a loop inside it), on a local
+    the body never assigns, grows one container for the whole loop: the
+    loop hands it to the meter when it starts and at each batch it pays
+    for (`Meter.loop`), so the site runs with no countdown."""
+    watches: dict[int, list[str]] = {}
+    watched: set[int] = set()
+    for loop in _statements(body):
+        if not (isinstance(loop, n.For) and _is_range(loop.iterable)):
+            continue
+        assigned = {
+            st.target.name if isinstance(st, n.Assign) else st.name
+            for st in _statements(loop.body)
+            if isinstance(st, n.Let) or (isinstance(st, n.Assign) and isinstance(st.target, n.Name))
+        }
+        names: list[str] = []
+        for span, container in _own_growth(loop.body):
+            local = isinstance(container, n.Name) and container.ref is not None
+            if local and container.ref.kind == "local" and container.name not in assigned:
+                watched.add(id(span))
+                if container.name not in names:
+                    names.append(container.name)
+        if names:
+            watches[id(loop)] = names
+    return watches, watched
+
+
+def _own_growth(body: n.Block) -> Iterator[tuple[Span, n.Expr]]:
+    """The growth sites of a loop body outside the loops inside it: each
+    site's span and the container it grows."""
+    blocks = [body]
+    while blocks:
+        for st in blocks.pop().stmts:
+            if isinstance(st, n.If):
+                blocks += [b for _, b in st.branches] + ([st.orelse] if st.orelse else [])
+                continue
+            e = st.expr if isinstance(st, n.ExprStmt) else None
+            if isinstance(e, n.MethodCall) and e.ref.kind == "native" and e.ref.name in _GROWS:
+                yield e.span, e.receiver
+            elif isinstance(st, n.Assign) and isinstance(st.target, n.Index):
+                if isinstance(st.target.obj.ty, MapType):
+                    yield st.target.span, st.target.obj
+
+
+SMALL_START = 1 << 40
+
+
+def _counts_small(loop: n.For) -> bool:
+    """Does the variable of this range loop hold small Ints only? Yes when
+    the range starts at a literal under SMALL_START and the body never
+    assigns the variable: it then stays below SMALL_START plus the
+    iterations run, and 2**61 of them would take centuries."""
+    start = loop.iterable.args[0]
+    if not (isinstance(start, n.IntLit) and start.value < SMALL_START):
+        return False
+    return not any(
+        isinstance(st, n.Assign) and isinstance(st.target, n.Name) and st.target.name == loop.name
+        for st in _statements(loop.body)
+    )
+
+
+def _is_range(it: n.Expr) -> bool:
+    return isinstance(it, n.Call) and it.func.ref.kind == "native" and it.func.ref.name == "range"
 
 
 def _append_sites(body: n.Block) -> list[n.Assign]:

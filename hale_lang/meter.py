@@ -1,6 +1,6 @@
 """Metering a call: work on big values costs steps, live values meet a ceiling.
 
-Steps. A call's budget is one range iterator (`_C`, see runtime.py); every
+Steps. A call's budget is one iterator (`_C`, see runtime.py and `steps`); every
 call and loop iteration takes one step from it. A `for` over a range pays
 for its iterations in advance (`loop`), so it iterates a plain range at
 C speed: a short range at once, a long one RANGE_BATCH iterations at a
@@ -24,8 +24,11 @@ Memory. The values a call holds are estimated from the big ones it builds:
 every value of BIG_BYTES or more built at an allocation point (the
 operations above, the natives) is held in a list, and so is every list or
 map of GROWTH elements or more that a `push`, `insert` or `m[k] = v` site
-grows, each GROWTH times the site runs. A value is live while anything but that list refers to it (its
-reference count says so); containers are sized by their slots and a sample
+grows, each GROWTH times the site runs (a range loop that grows a local
+holds it instead when it starts and at each batch it pays for, so the
+site in its body runs with no countdown: `loop(..., watch)`). A value is
+live while anything but that list refers to it (its reference count says
+so); containers are sized by their slots and a sample
 of their elements, since they can grow after they are built. A String that
 a `s += …` site grows is held once a batch, not at every append, since a
 second reference makes CPython copy it at the next append. When
@@ -42,6 +45,7 @@ there. Outside a call a meter with no limits answers.
 
 from __future__ import annotations
 
+import functools
 import gc
 import itertools
 import sys
@@ -67,6 +71,7 @@ DEFAULT_MAX_MEMORY = 64 << 20
 MEMORY_ENV = "HALE_MAX_MEMORY"  # the host's setting: bytes, or with a K, M or G suffix
 
 _getsizeof = sys.getsizeof
+_flat = itertools.chain.from_iterable
 _getrefcount = sys.getrefcount
 
 
@@ -109,10 +114,15 @@ class Meter:
     def charge_ns(self, ns: int) -> None:
         self.charge(ns // NS_PER_STEP)
 
-    def loop(self, a: int, b: int) -> Iterator[int]:
+    def loop(self, a: int, b: int, watch: tuple = ()) -> Iterator[int]:
         """The items of a range loop, its steps paid in advance: all at once
         for a short range, else RANGE_BATCH at a time. Past the budget the
-        iterator raises E0404 where the next step would be taken."""
+        iterator raises E0404 where the next step would be taken. The
+        containers in `watch` grow in the loop: they are held (`grew`) now
+        and at each batch, in place of a countdown at every site."""
+        if watch:
+            for xs in watch:
+                grew(xs)
         count = b - a
         it = self.steps_iter
         left = length_hint(it)
@@ -120,7 +130,7 @@ class Meter:
             if count > 0:
                 it.__setstate__(self.budget - left + count)
             return iter(range(a, b))
-        chunks = _Batches(self, a, b)
+        chunks = _Batches(self, a, b, watch)
         ranged = _RangeSteps.from_iterable(chunks)
         ranged.batches = chunks
         return ranged
@@ -199,27 +209,36 @@ class Meter:
         if (t is list or t is dict) and value:
             n = len(value)
             if t is list:
-                groups = [(x,) for x in value[:: max(n // SAMPLE, 1)][:SAMPLE]]
+                sample = value[:: max(n // SAMPLE, 1)][:SAMPLE]
+                groups = len(sample)
             else:
-                groups = list(islice(value.items(), SAMPLE))
+                items = list(islice(value.items(), SAMPLE))
+                sample, groups = list(_flat(items)), len(items)
+            each = sum(map(_getsizeof, sample))
             ids = self.ids
-            each = sum(0 if id(x) in ids else _getsizeof(x) for g in groups for x in g)
-            size += each * n // len(groups)
+            if ids and not ids.keys().isdisjoint(map(id, sample)):
+                each -= sum(_getsizeof(x) for x in sample if id(x) in ids)
+            size += each * n // groups
         return size
 
 
 class _Batches:
     """The batches of a long range loop, each paid for as it starts."""
 
-    __slots__ = ("meter", "a", "b", "current")
+    __slots__ = ("meter", "a", "b", "current", "watch")
 
-    def __init__(self, meter: Meter, a: int, b: int):
-        self.meter, self.a, self.b = meter, a, b
+    def __init__(self, meter: Meter, a: int, b: int, watch: tuple = ()):
+        self.meter, self.a, self.b, self.watch = meter, a, b, watch
         self.current: Iterator[int] = iter(())
 
     def __iter__(self) -> Iterator[Iterator[int]]:
         m, a, b = self.meter, self.a, self.b
+        first = True
         while a < b:
+            if not first:
+                for xs in self.watch:
+                    grew(xs)
+            first = False
             n = min(b - a, RANGE_BATCH)
             left = length_hint(m.steps_iter)
             self.current = iter(range(a, a + min(n, left)))
@@ -251,7 +270,7 @@ class _Unmetered(Meter):
     def before(self, size: int) -> None:
         return None
 
-    def loop(self, a: int, b: int) -> Iterator[int]:
+    def loop(self, a: int, b: int, watch: tuple = ()) -> Iterator[int]:
         return iter(range(a, b))
 
     def refund(self, items: Iterator[int]) -> None:
@@ -259,6 +278,26 @@ class _Unmetered(Meter):
 
 
 _UNMETERED = _Unmetered(iter(()), 0, 0)
+STEP_BYTES_MAX = 1 << 26  # budgets up to this many steps walk a bytes object
+
+
+def steps(budget: int) -> Iterator[int]:
+    """A fresh step iterator of `budget` steps, every item true (`compress`
+    takes a loop's items by it). Up to STEP_BYTES_MAX steps it walks a bytes
+    object of ones, shared by every call of that budget: its items are
+    CPython's cached small ints, so a step allocates nothing, where a range
+    iterator makes a new int at every step past 256. A bigger budget walks a
+    range. Both count down with `length_hint` and move with `__setstate__`."""
+    if budget > STEP_BYTES_MAX:
+        return iter(range(1, budget + 1))
+    return iter(_ones(max(budget, 0)))
+
+
+@functools.lru_cache(maxsize=4)
+def _ones(n: int) -> bytes:
+    return b"\x01" * n
+
+
 _local = threading.local()
 
 

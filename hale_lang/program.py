@@ -165,7 +165,7 @@ class Program:
         ns = self._ns
         saved = ns["_C"]
         saved_m = ns["_M"]
-        steps = ns["_C"] = iter(range(1, self.step_budget + 1))  # true, for `compress`
+        steps = ns["_C"] = meter.steps(self.step_budget)
         m = ns["_M"] = meter.Meter(steps, self.step_budget, self.max_memory)
         outer = meter.enter(m)
         if "_hk" in ns:

@@ -3,7 +3,7 @@
 Generated code runs in a namespace holding only the names `base_namespace`
 puts there (no Python builtins): the helpers below, the natives, the struct
 classes, consts and host bindings. The step budget is one shared iterator,
-`_C = iter(range(1, budget + 1))`: every call does `_next(_C)` and every
+`_C = meter.steps(budget)`: every call does `_next(_C)` and every
 loop pulls from it (a `while` iterates `for _ in _C`, a `for` over a List
 takes its items with `compress(items, _C)`, one step each, and a `for` over
 a range pays in advance through the meter), so an exhausted budget is a

@@ -6,6 +6,7 @@ error, never in Python's MemoryError or a hang.
 
 from __future__ import annotations
 
+import marshal
 import re
 import sys
 from pathlib import Path
@@ -113,6 +114,65 @@ fn churn(n: Int, keep: Bool) -> Int {
     assert program(tmp_path, source, max_memory=8 << 20).call("m.hl", "churn", 40, False) == 0
     # kept, they pass the ceiling
     assert fault(tmp_path, source, "churn", 40, True, max_memory=8 << 20)[0] == "E0417"
+
+
+GROWING = """
+fn in_range(n: Int) -> Int {
+    let xs: List<String> = [];
+    for i in range(0, n) { xs.push(to_string(i) + "-"); }
+    return len(xs);
+}
+fn map_in_range(n: Int) -> Int {
+    let m: Map<Int, String> = {};
+    for i in range(0, n) {
+        if i % 2 == 0 { m[i] = to_string(i) + "-"; } else { m.insert(i, "odd"); }
+    }
+    return len(m);
+}
+fn in_while(n: Int) -> Int {
+    let xs: List<String> = [];
+    let i = 0;
+    while i < n { xs.push(to_string(i) + "-"); i += 1; }
+    return len(xs);
+}
+fn rebound_in_range(n: Int) -> Int {
+    let xs: List<String> = [];
+    for i in range(0, n) {
+        if len(xs) > 1000000000 { xs = []; }
+        xs.push(to_string(i) + "-");
+    }
+    return len(xs);
+}
+fn inner_range(n: Int) -> Int {
+    let xs: List<Int> = [];
+    for i in range(0, n) {
+        for j in range(0, 10) { xs.push(i + j); }
+    }
+    return len(xs);
+}
+"""
+
+
+@pytest.mark.parametrize(
+    "fn", ["in_range", "map_in_range", "in_while", "rebound_in_range", "inner_range"]
+)
+def test_a_growing_container_meets_the_ceiling(tmp_path: Path, fn: str) -> None:
+    # a range loop holds what it grows at each batch, other sites count down:
+    # either way a few thousand elements fit and a million do not
+    assert program(tmp_path, GROWING, max_memory=4 << 20).call("m.hl", fn, 3000) > 0
+    assert fault(tmp_path, GROWING, fn, 1_000_000, max_memory=4 << 20)[0] == "E0417"
+
+
+def test_a_range_loop_watches_the_locals_it_grows(tmp_path: Path) -> None:
+    (tmp_path / "m.hl").write_text(GROWING)
+    (artifact,) = compile_entries(tmp_path, ["m.hl"], use_cache=False).artifacts
+    fns = [c for c in marshal.loads(artifact.code).co_consts if hasattr(c, "co_name")]
+    globals_named = {c.co_name: c.co_names for c in fns}  # no countdown: no `_grew`
+    assert "_grew" not in globals_named["F0_in_range"]
+    assert "_grew" not in globals_named["F0_map_in_range"]
+    assert "_grew" not in globals_named["F0_inner_range"]
+    assert "_grew" in globals_named["F0_in_while"]
+    assert "_grew" in globals_named["F0_rebound_in_range"]
 
 
 def test_big_work_costs_steps(tmp_path: Path) -> None:
