@@ -41,14 +41,15 @@ def _settings():
         fail(str(error), 2)
 
 
-def _host(root: Path) -> int:
+def _host(root: Path, application=None) -> int:
     from hale_runtime.memory import memory_dsn, nerves_dsn
     from hale_runtime.node.host import Host
     from hale_runtime.record import RecordError
 
     settings = _settings()
     try:
-        host = Host(root, settings, memory_dsn(root), nerves_dsn(root), say=click.echo)
+        dsns = memory_dsn(root), nerves_dsn(root)
+        host = Host(root, settings, *dsns, say=click.echo, application=application)
         return host.run()
     except RecordError as error:
         fail(str(error))
@@ -64,11 +65,17 @@ def run() -> None:
 
 @click.command("dev")
 def dev() -> None:
-    """Run a node with memory and nerves brought up for you (embedded without containers)."""
+    """Run a node with memory and nerves brought up for you (embedded without containers),
+    and the application dna/compose.yaml names under the same host."""
     from hale_runtime.memory import ENV_MEMORY, ENV_NERVES, MemoryFailed, memory_dsn, open_memory
     from hale_runtime.memory.dsn import redact
+    from hale_runtime.node.application import ApplicationRefused, read_spec
 
     root = _root()
+    try:
+        application = read_spec(root)  # refused before anything is brought up or taken
+    except ApplicationRefused as refused:
+        fail(str(refused))
     how = "from the environment"
     if not os.environ.get(ENV_MEMORY):
         how = "embedded: no container engine answered"
@@ -82,7 +89,7 @@ def dev() -> None:
     except MemoryFailed as error:
         fail(f"memory could not be brought up: {error}")
     click.echo(f"dev: memory and nerves at {redact(memory_dsn(root))} ({how})")
-    raise SystemExit(_host(root))
+    raise SystemExit(_host(root, application))
 
 
 def _compose_up(root: Path) -> bool:

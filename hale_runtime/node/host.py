@@ -47,6 +47,7 @@ from hale_runtime.memory import MemoryFailed, open_memory
 from hale_runtime.memory.dsn import ENV_MEMORY, ENV_NERVES, redact
 from hale_runtime.nerves import NervesFailed, open_nerves
 from hale_runtime.node import children, genome, organization_lock
+from hale_runtime.node.application import Application, AppSpec
 from hale_runtime.node.body_form import live_beside, refusal
 from hale_runtime.node.git import GitFailed
 from hale_runtime.node.lease import OWNER_ENV, BodyLease, Lease, LeaseHeld, LeaseUnprovable, now_ms
@@ -75,7 +76,15 @@ def node_key(holder: str) -> str:
 
 
 class Host:
-    def __init__(self, root: Path, settings: Settings, memory: str, nerves: str, say=print):
+    def __init__(
+        self,
+        root: Path,
+        settings: Settings,
+        memory: str,
+        nerves: str,
+        say=print,
+        application: AppSpec | None = None,
+    ):
         self.root, self.settings, self.say = Path(root), settings, say
         self.memory_dsn, self.nerves_dsn = memory, nerves
         self.record = Record.open(root)
@@ -106,6 +115,9 @@ class Host:
         self.memory = self.nerves = None
         self.quarantine: Quarantine | None = None  # what the projection could not apply
         self.maintenance: Maintenance | None = None
+        self.app: Application | None = None  # the application under the host (dev)
+        if application is not None:
+            self.app = Application(application, self._hale_dir() / "app", self.holder)
 
     # ---- the whole life --------------------------------------------------------
 
@@ -138,6 +150,7 @@ class Host:
         self.served = self.choose_genome()
         self._check_stopping()
         self._spawn_organization()
+        self._start_application()
         from hale_runtime.head.node import start_head  # the head, for legs (asks issue)
 
         self.head = start_head(self.root, self.memory_dsn, self.holder, self.say)
@@ -164,7 +177,7 @@ class Host:
         """One host per clone: a second one here is refused (the same holder would
         otherwise take the lease from the first), while a restart after a crash
         finds the lock free, since the kernel drops it with the process."""
-        path = Path(self.record.repo.path) / "hale" / "host.lock"
+        path = self._hale_dir() / "host.lock"
         path.parent.mkdir(parents=True, exist_ok=True)
         self._clone_lock = open(path, "a+")
         try:
@@ -200,6 +213,7 @@ class Host:
             self.assert_lease()
             self._tell_heads()
             self._answer_restarts()
+            self._keep_application()
             self.memory.upsert_node(f"node:{self.holder}", "node", self._heartbeat())
             self._maintain()
         except (MemoryFailed, NervesFailed) as error:
@@ -280,6 +294,35 @@ class Host:
             raise NodeStop(EXIT_REFUSED, f"the fence stopped (exit {self.fence.returncode})", True)
         if self.org.poll() is not None:
             raise NodeStop(EXIT_REFUSED, f"the organization stopped (exit {self.org.returncode})")
+
+    def _start_application(self) -> None:
+        if self.app is None:
+            return
+        self.assert_lease()  # right before starting a process
+        pid = self.app.start(self._child_env())
+        children.tell(self.fence, f"guard {pid}")
+        if self.app.starts == 1:
+            self.say(f"application: {self.app.instance} runs {self.app.spec.shown()} (pid {pid})")
+            self.say(f"application: its output goes to {self.app.log_path}")
+
+    def _keep_application(self) -> None:
+        """Start the application again once it exited (step 7); echo its output."""
+        if self.app is None:
+            return
+        for line in self.app.new_lines():
+            self.say(f"{self.app.spec.name} | {line}")
+        pid = self.app.pid
+        if self.app.exited() is not None:
+            children.tell(self.fence, f"forget {pid}")
+        if self.app.waiting():
+            self._start_application()
+
+    def _stop_application(self, grace_s: float) -> None:
+        if self.app is not None:
+            pid = self.app.pid
+            self.app.stop(grace_s)
+            if pid is not None and self.fence is not None:
+                children.tell(self.fence, f"forget {pid}")
 
     def _restart_organization(self) -> None:
         children.tell(self.fence, f"forget {self.org.pid}")
@@ -394,6 +437,9 @@ class Host:
         self.record.append(kinds.RESTART_ANSWERED, self.holder, {"request": row.id})
         self.relay.read(self.record)
 
+    def _hale_dir(self) -> Path:
+        return Path(self.record.repo.path) / "hale"
+
     def _heartbeat(self) -> dict:
         return {
             "last_tick": now_ms(),
@@ -441,7 +487,9 @@ class Host:
         if self.maintenance is not None:
             self.maintenance.stop()
         stop_head(getattr(self, "head", None))
-        children.stop(self.org, 0.0 if stop.lease_lost else self.settings.stop_grace_s)
+        grace = 0.0 if stop.lease_lost else self.settings.stop_grace_s
+        self._stop_application(grace)
+        children.stop(self.org, grace)
         if self.fence is not None:
             children.tell(self.fence, "stop")
             children.stop(self.fence, 2.0)

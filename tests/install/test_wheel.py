@@ -129,6 +129,11 @@ def test_the_installed_hale_runs_a_node_that_admits_an_ask(
                 time.sleep(0.1)
             asked = _run([hale, "dna", "task", "create", "add a health check"], proj)
             assert asked.stdout.startswith("task t1 born: ask-edit@1 for ask i-")
+            # the demo's application runs under the same host, its output echoed and kept
+            while "demo | demo: beat 1" not in log_path.read_text():
+                assert node.poll() is None and time.monotonic() < deadline, log_path.read_text()
+                time.sleep(0.1)
+            assert "demo: beat 1" in (proj / ".git/hale/app/demo.log").read_text()
         finally:
             node.send_signal(signal.SIGTERM)
             assert node.wait(30) == 0, log_path.read_text()
