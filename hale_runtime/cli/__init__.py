@@ -41,6 +41,7 @@ DNA_COMMANDS: dict[str, str] = {
     "task": "hale_runtime.cli.task:task",
     "work": "hale_runtime.cli.work:work",
     "simulate": "hale_runtime.cli.simulate:simulate",
+    "sense": "hale_runtime.cli.sense:sense",
 }
 
 

@@ -4,7 +4,8 @@ Plain output is `<kind> <key> <body>` with the body as compact JSON the way the
 seeds print rows; `--json` prints each row as one JSON object a line, with its
 place (`seq`), id, writer, time and whether the remote holds it (`stamped`).
 
-KEY-PREFIX matches whole segments of a key, so `t1` selects the task t1 and
+`--kind` names one kind, or a family when it ends in a dot (`reading.`:
+`reading.taken` and `reading.acted`). KEY-PREFIX matches whole segments of a key, so `t1` selects the task t1 and
 everything under it (`t1/wf1/s0`, `t1.s0.b`) but not `t10`. A prefix that
 ends with a separator (`plan/`, `k:`) matches as written.
 """
@@ -23,7 +24,9 @@ SEPARATORS = "/.:@"  # what separates the segments of a key
 
 @click.command("history")
 @click.argument("key_prefix", required=False, default="")
-@click.option("--kind", help="only rows of this kind (e.g. claim.taken)")
+@click.option(
+    "--kind", help="only rows of this kind (claim.taken), or of kinds it starts (reading.)"
+)
 @click.option("--since", type=click.IntRange(min=0), default=0, help="only rows after this seq")
 @click.option("--stamped", is_flag=True, help="only rows the remote holds")
 @click.option("--json", "as_json", is_flag=True, help="one JSON object a line")
@@ -44,11 +47,16 @@ def history(
 
     record = Record.open(find_root())
     fetch_unless_offline(record, offline)
+    kinds: str | list[str] | None = kind
+    if kind and kind.endswith("."):  # a family of kinds: `reading.` is reading.taken, …
+        kinds = sorted(k for k in record.kinds() if k.startswith(kind))
+        if not kinds:
+            return
     ranges = _ranges(key_prefix)
     if verify:
-        rows = _verified(record, since, kind, ranges, stamped)
+        rows = _verified(record, since, kinds, ranges, stamped)
     else:  # the record as it stands: rows that do not fit their kind too (they are quarantined)
-        scan = record.scan(since, kind, ranges, stamped_only=stamped, poison=True)
+        scan = record.scan(since, kinds, ranges, stamped_only=stamped, poison=True)
         rows = [(row, None) for row in scan]
     held = record.stamped_count()
     for row, proof in rows:
@@ -64,12 +72,13 @@ def history(
             click.echo(f"{row.kind} {row.key} {json.dumps(row.body, ensure_ascii=False)}{said}")
 
 
-def _verified(record, since: int, kind: str | None, ranges, stamped: bool) -> list:
+def _verified(record, since: int, kinds: str | list[str] | None, ranges, stamped: bool) -> list:
     """(row, what its signature proves) of the rows asked for: the whole chain
     is read with its signature rows, then filtered, since a signature row
     may lie outside what is asked."""
     from hale_runtime.record.signing import attribute
 
+    wanted = None if kinds is None else {kinds} if isinstance(kinds, str) else set(kinds)
     trust = record.trust
     genesis = record.get(trust.record) if trust.record else None
     end = record.cursor(stamped_only=stamped)
@@ -79,7 +88,7 @@ def _verified(record, since: int, kind: str | None, ranges, stamped: bool) -> li
         inside = not ranges or any(
             lo <= row.key and (hi is None or row.key < hi) for lo, hi in ranges
         )
-        if row.seq > since and (kind is None or row.kind == kind) and inside:
+        if row.seq > since and (wanted is None or row.kind in wanted) and inside:
             out.append((row, proof))
     return out
 

@@ -52,6 +52,7 @@ FOLD_MODULES = (
     "hale_runtime.schedules.locus",
     "hale_runtime.asks.intake",
     "hale_runtime.head.settle",
+    "hale_runtime.readings.concerns",
     "hale_runtime.seen",
     "hale_runtime.node.checkpoint",
 )

@@ -20,6 +20,8 @@ Then, once every `tick_s`, the seven steps of a node, in order:
   6. assert the lease again (the sync may have outlasted it);
   7. tell the heads what landed (the head keeps the last seq), answer restart
      requests (`restart.requested <holder>`), note the tick in memory;
+     keep the application it runs (`hale dna dev`) and act on the readings
+     naming its instance (instance.py);
      then, in the background, keep the git store packed (maintenance.py).
 
 Everything that ends a node is a NodeStop with its exit code; the stop kills
@@ -50,6 +52,7 @@ from hale_runtime.node import children, genome, organization_lock
 from hale_runtime.node.application import Application, AppSpec
 from hale_runtime.node.body_form import live_beside, refusal
 from hale_runtime.node.git import GitFailed
+from hale_runtime.node.instance import Instance
 from hale_runtime.node.lease import OWNER_ENV, BodyLease, Lease, LeaseHeld, LeaseUnprovable, now_ms
 from hale_runtime.node.maintenance import Maintenance
 from hale_runtime.node.projection import ProjectionDiverged, project
@@ -116,6 +119,7 @@ class Host:
         self.quarantine: Quarantine | None = None  # what the projection could not apply
         self.maintenance: Maintenance | None = None
         self.app: Application | None = None  # the application under the host (dev)
+        self.instance: Instance | None = None  # its events and the readings naming it
         if application is not None:
             self.app = Application(application, self._hale_dir() / "app", self.holder)
 
@@ -150,7 +154,9 @@ class Host:
         self.served = self.choose_genome()
         self._check_stopping()
         self._spawn_organization()
-        self._start_application()
+        if self.app is not None:
+            self.instance = Instance(self.app, self.record)  # events from here on are its
+            self._start_application()
         from hale_runtime.head.node import start_head  # the head, for legs (asks issue)
 
         self.head = start_head(self.root, self.memory_dsn, self.holder, self.say)
@@ -295,24 +301,27 @@ class Host:
         if self.org.poll() is not None:
             raise NodeStop(EXIT_REFUSED, f"the organization stopped (exit {self.org.returncode})")
 
-    def _start_application(self) -> None:
-        if self.app is None:
-            return
-        self.assert_lease()  # right before starting a process
+    def _start_application(self) -> int:
+        """Start the application, the lease asserted the moment before; its pid."""
+        self.assert_lease()
         pid = self.app.start(self._child_env())
         children.tell(self.fence, f"guard {pid}")
         if self.app.starts == 1:
             self.say(f"application: {self.app.instance} runs {self.app.spec.shown()} (pid {pid})")
             self.say(f"application: its output goes to {self.app.log_path}")
+        return pid
 
     def _keep_application(self) -> None:
-        """Start the application again once it exited (step 7); echo its output."""
+        """Step 7: echo its output, record its events and act on the readings naming
+        it (instance.py), start it again once it exited."""
         if self.app is None:
             return
         for line in self.app.new_lines():
             self.say(f"{self.app.spec.name} | {line}")
         pid = self.app.pid
-        if self.app.exited() is not None:
+        assert self.instance is not None
+        self.instance.tick(self._start_application, self.settings.stop_grace_s)
+        if pid is not None and self.app.pid != pid:
             children.tell(self.fence, f"forget {pid}")
         if self.app.waiting():
             self._start_application()

@@ -224,6 +224,7 @@ def _plug(org: Organization) -> None:
     from hale_runtime.asks.genome import read_genome
     from hale_runtime.engine import Engine
     from hale_runtime.performers import Performers, plugin_manager
+    from hale_runtime.readings import plug as readings
     from hale_runtime.schedules import plug as schedules
     from hale_runtime.schedules.ratify import OrganismPlugin
 
@@ -238,6 +239,7 @@ def _plug(org: Organization) -> None:
     org.appliers.append(org.engine)
     asks.plug(org, genome)
     schedules.plug(org, organism)
+    readings.plug(org)
 
 
 def main(argv: list[str] | None = None) -> int:

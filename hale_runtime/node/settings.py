@@ -2,7 +2,7 @@
 
 Every period is in seconds. The defaults are the seeds' (a tick a second, a
 30 s lease renewed every 10 s, killed within 5 s of expiry, the forge polled
-every 300 s, a claim held 300 s); `HALE_DNA_GENOME_POLL=0` never polls. A value that is not a
+every 300 s, a claim held 300 s, a concern's window 10 min); `HALE_DNA_GENOME_POLL=0` never polls. A value that is not a
 number, or is negative, is refused with the variable's name.
 """
 
@@ -21,6 +21,7 @@ ENV = {
     "git_timeout_s": ("HALE_DNA_GIT_TIMEOUT", 5.0),
     "stop_grace_s": ("HALE_DNA_STOP_GRACE", 5.0),
     "claim_ttl_s": ("HALE_DNA_CLAIM_TTL", 300.0),
+    "concern_window_s": ("HALE_DNA_CONCERN_WINDOW", 600.0),
 }
 
 
@@ -38,6 +39,7 @@ class Settings:
     git_timeout_s: float = 5.0
     stop_grace_s: float = 5.0
     claim_ttl_s: float = 300.0
+    concern_window_s: float = 600.0  # a second firing for a target within it is a concern
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] = os.environ) -> Settings:

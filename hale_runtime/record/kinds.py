@@ -401,6 +401,16 @@ PRACTICE_REFUSED = kind("practice.refused", ID, {}, {"definition": TEXT, "reason
 OPTIMIZE_REFUSED = kind("optimize.refused", ID, {}, {"why": TEXT})
 ORG_REVIEWED = kind("org.reviewed", ID, {}, {"proposal": maybe(TEXT), "signals": OBJECT})
 
+# readings and concerns (readings/, node/instance.py): key is the target a firing names
+READING_TAKEN = kind(
+    "reading.taken",
+    ID,
+    {"kind": ID},
+    {"source": one_of("application", "host", "sense"), "detail": TEXT},
+)
+READING_ACTED = kind("reading.acted", ID, {"reading": ID, "did": TEXT}, {"pid": INT})
+CONCERN_RAISED = kind("concern.raised", ID, {"readings": list_of(ID, 16)}, {"window_s": COUNT})
+
 # the record's own
 ROW_QUARANTINED = kind("row.quarantined", ID, {"kind": TEXT, "why": TEXT})
 

@@ -1,0 +1,45 @@
+"""`hale dna sense TARGET KIND [--detail TEXT]`: a reflex outside reports a firing.
+
+The firing is recorded as a `reading.taken` row in your name, from any
+clone (readings/sense.py checks it first), and synced when the record has a
+remote. The node whose instance TARGET names (`<app>@<holder>`, as `hale
+dna dev` prints it) restarts that instance and records what it did; a
+second firing for TARGET within the window becomes a concern. The verb
+says where the row landed: at the remote, or in this clone only (then a
+later sync carries it). Exit codes: 0 recorded, 1 refused or not written,
+2 usage.
+"""
+
+from __future__ import annotations
+
+import click
+
+from hale_runtime.cli.common import fail
+
+
+@click.command("sense")
+@click.argument("target")
+@click.argument("kind")
+@click.option("--detail", default="", help="what the firing said (kept apart: redactable)")
+def sense(target: str, kind: str, detail: str) -> None:
+    """Record a firing about TARGET (an instance, app@holder) of KIND as a reading."""
+    from hale_runtime.project import find_root
+    from hale_runtime.readings.sense import ReadingRefused, reading
+    from hale_runtime.record import Record, RecordError, kinds
+
+    try:
+        found = reading(target, kind, detail, "sense")
+    except ReadingRefused as refused:
+        fail(f"{refused}; nothing written", 2)
+    record = Record.open(find_root())
+    row = record.append(kinds.READING_TAKEN, found.target, found.body())
+    where = "in this clone (no remote)" if record.remote() is None else ""
+    if not where:
+        try:
+            record.sync()
+            landed = record.get(row.id)
+            stamped = landed is not None and landed.seq <= record.stamped_count()
+        except RecordError as error:
+            stamped, where = False, f"in this clone only ({error}); a later sync carries it"
+        where = where or ("at the remote" if stamped else "in this clone; a later sync carries it")
+    click.echo(f"reading {row.id[:12]} recorded {where}: {found.target} {found.kind}")
