@@ -42,6 +42,8 @@ DNA_COMMANDS: dict[str, str] = {
     "work": "hale_runtime.cli.work:work",
     "simulate": "hale_runtime.cli.simulate:simulate",
     "sense": "hale_runtime.cli.sense:sense",
+    "redact": "hale_runtime.cli.redact:redact",
+    "sync": "hale_runtime.cli.sync:sync",
 }
 
 

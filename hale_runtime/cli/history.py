@@ -4,7 +4,9 @@ Plain output is `<kind> <key> <body>` with the body as compact JSON the way the
 seeds print rows; `--json` prints each row as one JSON object a line, with its
 place (`seq`), id, writer, time and whether the remote holds it (`stamped`).
 
-`--kind` names one kind, or a family when it ends in a dot (`reading.`:
+A row that names a protected body (`"protected": <digest>`) is followed by
+it (` protected: {…}`), by `[redacted]` once a redaction of it stands, or by
+`(not in this clone)`. `--kind` names one kind, or a family when it ends in a dot (`reading.`:
 `reading.taken` and `reading.acted`). KEY-PREFIX matches whole segments of a key, so `t1` selects the task t1 and
 everything under it (`t1/wf1/s0`, `t1.s0.b`) but not `t10`. A prefix that
 ends with a separator (`plan/`, `k:`) matches as written.
@@ -59,13 +61,18 @@ def history(
         scan = record.scan(since, kinds, ranges, stamped_only=stamped, poison=True)
         rows = [(row, None) for row in scan]
     held = record.stamped_count()
+    kept_bodies = Protected(record)
     for row, proof in rows:
         shown = {**row.as_json(), "stamped": row.seq <= held}
+        kept = kept_bodies.of(row)
         said = ""
+        if kept is not None:
+            shown["protected_body"] = kept
+            said = " protected: " + (kept if isinstance(kept, str) else _json(kept))
         if proof is not None:
             facts = _proof_facts(record, row, proof)
             shown.update(facts)
-            said = f" — {_said(facts)}"
+            said += f" — {_said(facts)}"
         if as_json:
             click.echo(json.dumps(shown, ensure_ascii=False))
         else:
@@ -121,6 +128,32 @@ def _said(facts: dict) -> str:
     if facts["refused"]:
         said += f"; refused: {facts['refused']}"
     return said
+
+
+class Protected:
+    """A row's protected body as history shows it: the body, `[redacted]` once a
+    redaction stands, or `(not in this clone)` before a sync brings it."""
+
+    def __init__(self, record) -> None:
+        self.record = record
+        self.gone: set[str] | None = None
+
+    def of(self, row) -> dict | str | None:
+        from hale_runtime.record import protected
+
+        digest = row.body.get(protected.FIELD)
+        if not isinstance(digest, str):
+            return None
+        if self.gone is None:
+            self.gone = protected.redacted_digests(self.record)
+        if digest in self.gone:
+            return protected.REDACTED
+        found = protected.get(self.record.repo, digest)
+        return found if found is not None else "(not in this clone)"
+
+
+def _json(value) -> str:
+    return json.dumps(value, ensure_ascii=False, sort_keys=True)
 
 
 def _ranges(prefix: str) -> list[tuple[str, str | None]]:

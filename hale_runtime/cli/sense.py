@@ -24,15 +24,15 @@ from hale_runtime.cli.common import fail
 def sense(target: str, kind: str, detail: str) -> None:
     """Record a firing about TARGET (an instance, app@holder) of KIND as a reading."""
     from hale_runtime.project import find_root
-    from hale_runtime.readings.sense import ReadingRefused, reading
-    from hale_runtime.record import Record, RecordError, kinds
+    from hale_runtime.readings.sense import ReadingRefused, as_rows, reading
+    from hale_runtime.record import Record, RecordError
 
     try:
         found = reading(target, kind, detail, "sense")
     except ReadingRefused as refused:
         fail(f"{refused}; nothing written", 2)
     record = Record.open(find_root())
-    row = record.append(kinds.READING_TAKEN, found.target, found.body())
+    (row,) = record.append_many(as_rows(record, [found]))
     where = "in this clone (no remote)" if record.remote() is None else ""
     if not where:
         try:

@@ -60,10 +60,13 @@ _PG_V2 = [
     "CREATE TABLE checkpoints (name TEXT PRIMARY KEY, data BYTEA NOT NULL, written_ms BIGINT NOT NULL)"
 ]
 
+# 3: protected bodies, kept by digest until a redaction erases them (record/protected.py)
+_V3 = ["CREATE TABLE protected (digest TEXT PRIMARY KEY, body TEXT NOT NULL)"]
+
 # dialect -> migrations; migration n (1-based) is MIGRATIONS[dialect][n - 1]
 MIGRATIONS: dict[str, list[list[str]]] = {
-    "sqlite": [_SQLITE_V1, _SQLITE_V2],
-    "postgresql": [_PG_V1, _PG_V2],
+    "sqlite": [_SQLITE_V1, _SQLITE_V2, _V3],
+    "postgresql": [_PG_V1, _PG_V2, _V3],
 }
 CHECKPOINTS_SINCE = 2  # the schema version that holds checkpoints
 

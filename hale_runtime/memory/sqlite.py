@@ -36,6 +36,7 @@ def connect(path: Path) -> sqlite3.Connection:
         db = sqlite3.connect(path, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000)
         db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         db.execute("PRAGMA journal_mode = WAL")
+        db.execute("PRAGMA secure_delete = ON")  # an erased protected body is zeroed, not left
         db.execute(f"PRAGMA synchronous = {'FULL' if durability.durable() else 'NORMAL'}")
     except (sqlite3.Error, OSError, durability.UnknownDurability) as error:
         raise MemoryFailed(f"cannot open memory at {path}: {error}") from error

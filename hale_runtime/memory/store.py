@@ -27,7 +27,17 @@ from contextlib import AbstractContextManager
 from typing import Any
 
 from hale_runtime.memory.schema import MIGRATIONS, VERSION_TABLE, latest
-from hale_runtime.memory.types import DropEdge, Edge, Fenced, Grant, GraphOp, Node, SetHolder
+from hale_runtime.memory.types import (
+    DropEdge,
+    Edge,
+    EraseProtected,
+    Fenced,
+    Grant,
+    GraphOp,
+    KeepProtected,
+    Node,
+    SetHolder,
+)
 
 Exec = Callable[[str, tuple], list[tuple]]
 
@@ -50,6 +60,9 @@ UPSERT_NODE = """INSERT INTO nodes (id, kind, props) VALUES (?, ?, ?)
 UPSERT_EDGE = """INSERT INTO edges (src, kind, dst, props) VALUES (?, ?, ?, ?)
     ON CONFLICT (src, kind, dst) DO UPDATE SET props = excluded.props"""
 DROP_EDGE = "DELETE FROM edges WHERE src = ? AND kind = ? AND dst = ?"
+KEEP_PROTECTED = """INSERT INTO protected (digest, body) VALUES (?, ?)
+    ON CONFLICT (digest) DO NOTHING"""
+ERASE_PROTECTED = "DELETE FROM protected WHERE digest = ?"
 CURSOR_FIRST = """INSERT INTO cursors (name, value) VALUES (?, ?)
     ON CONFLICT (name) DO UPDATE SET value = excluded.value WHERE cursors.value IS NULL
     RETURNING name"""
@@ -285,6 +298,10 @@ class SqlMemory(ABC):
                 return UPSERT_EDGE, (src, kind, dst, json.dumps(props, sort_keys=True))
             case DropEdge(src, kind, dst):
                 return DROP_EDGE, (src, kind, dst)
+            case KeepProtected(digest, body):
+                return KEEP_PROTECTED, (digest, json.dumps(body, sort_keys=True))
+            case EraseProtected(digest):
+                return ERASE_PROTECTED, (digest,)
         raise TypeError(f"not a graph op: {op!r}")
 
     # -- checkpoints (schema 2) -------------------------------------------------
@@ -304,6 +321,11 @@ class SqlMemory(ABC):
 
     def drop_checkpoint(self, name: str) -> None:
         self._write_one(self.q("DELETE FROM checkpoints WHERE name = ?"), (name,))
+
+    def protected_body(self, digest: str) -> dict | None:
+        """A protected body memory keeps (None: never kept, or erased)."""
+        rows = self._read(self.q("SELECT body FROM protected WHERE digest = ?"), (digest,))
+        return self._json_out(rows[0][0]) if rows else None
 
     # -- projection cursor ----------------------------------------------------
     def cursor(self, name: str) -> str | None:

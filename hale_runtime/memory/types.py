@@ -79,4 +79,19 @@ class DropEdge:
     dst: str
 
 
-GraphOp = SetHolder | Node | Edge | DropEdge
+@dataclass(frozen=True)
+class KeepProtected:
+    """Op: keep a row's protected body by its digest (record/protected.py)."""
+
+    digest: str
+    body: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class EraseProtected:
+    """Op: erase the protected body `digest` (a redaction stands)."""
+
+    digest: str
+
+
+GraphOp = SetHolder | Node | Edge | DropEdge | KeepProtected | EraseProtected

@@ -13,9 +13,9 @@ Then, once every `tick_s`, the seven steps of a node, in order:
   1. assert the lease (the local mirror the fence keeps; no network);
   2. relay unanswered request rows onto the nerves (relay.py);
   3. sync the record with its remote;
-  4. project stamped rows into memory's graph (projection.py); adoption,
-     abandonment and erasure are the record's to ask for, and no row asks
-     for them yet;
+  4. erase the protected bodies the record's redactions name from this
+     clone (record/protected.py), and project stamped rows into memory's
+     graph (projection.py), which erases them from memory too;
   5. every `poll_s`, fetch the forge's default branch: moved -> exit 75;
   6. assert the lease again (the sync may have outlasted it);
   7. tell the heads what landed (the head keeps the last seq), answer restart
@@ -47,6 +47,7 @@ from pathlib import Path
 
 from hale_runtime.memory import MemoryFailed, open_memory
 from hale_runtime.memory.dsn import ENV_MEMORY, ENV_NERVES, redact
+from hale_runtime.memory.schema import latest
 from hale_runtime.nerves import NervesFailed, open_nerves
 from hale_runtime.node import children, genome, organization_lock
 from hale_runtime.node.application import Application, AppSpec
@@ -60,7 +61,7 @@ from hale_runtime.node.quarantine import Quarantine
 from hale_runtime.node.relay import Relay
 from hale_runtime.node.settings import Settings
 from hale_runtime.node.syncing import sync as locked_sync
-from hale_runtime.record import Record, RecordError, Row, kinds
+from hale_runtime.record import Record, RecordError, Row, kinds, protected
 from hale_runtime.record.identity import NODE_ENV, default_who
 
 EXIT_OK, EXIT_REFUSED, EXIT_LEASE_HELD, EXIT_GENOME_MOVED = 0, 1, 3, 75
@@ -213,8 +214,8 @@ class Host:
             self._check_children()
             self.relay.relay(self.record, self.nerves)
             self._sync()
+            self._erase()
             self._project()
-            # adoption, abandonment and erasure: no row asks for them yet
             self._check_forge()
             self.assert_lease()
             self._tell_heads()
@@ -400,9 +401,11 @@ class Host:
     def _open_stores(self):
         try:
             memory = open_memory(self.memory_dsn)
-            if memory.schema_version() == 0:
+            have, want = memory.schema_version(), latest(memory.dialect)
+            if have < want:
+                shape = "no schema" if have == 0 else f"schema {have} of {want}"
                 raise MemoryFailed(
-                    f"{redact(self.memory_dsn)} has no schema: run `hale dna memory migrate`"
+                    f"{redact(self.memory_dsn)} has {shape}: run `hale dna memory migrate`"
                 )
             return memory, open_nerves(self.nerves_dsn)
         except (MemoryFailed, NervesFailed) as error:
@@ -428,6 +431,20 @@ class Host:
             self._warn(str(error))
         if q.fold.waiting:
             q.write()
+
+    def _erase(self) -> None:
+        """Step 4: erase the protected bodies the record's redactions name, from this
+        clone (the projection erases them from memory). Not while a repack of
+        the store runs beside it; everything is looked at again once it ends."""
+        if self.maintenance is not None and self.maintenance.running is not None:
+            self._repacking = True
+            return
+        if getattr(self, "_repacking", False):
+            self._repacking = False
+            protected.look_again(self.record.repo.path)
+        left = protected.erase(self.record.repo.path, protected.redacted_digests(self.record))
+        if left:
+            self._warn(f"redacted bodies still readable in this clone: {', '.join(left)}")
 
     def _tell_heads(self) -> None:
         stamped = self.record.stamped_count()

@@ -31,7 +31,7 @@ from collections.abc import Callable
 from typing import Any
 
 from hale_runtime.node.application import Application
-from hale_runtime.readings.sense import Reading, ReadingRefused, from_line, reading
+from hale_runtime.readings.sense import Reading, ReadingRefused, as_rows, from_line, reading
 from hale_runtime.record import Record, kinds
 from hale_runtime.record.follow import Follower
 
@@ -55,7 +55,7 @@ class Instance:
             detail = f"exited with code {exit_code}" if exit_code >= 0 else f"signal {-exit_code}"
             taken.append(reading(self.app.instance, "exited", detail, "host"))
         if taken:
-            self.record.append_many([(kinds.READING_TAKEN, r.target, r.body()) for r in taken])
+            self.record.append_many(as_rows(self.record, taken))
         naming = [r for r in self.follower.new_rows() if _names(r, self.app.instance)]
         acted = self._act(naming, start, grace_s)
         if acted:

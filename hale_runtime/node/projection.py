@@ -9,6 +9,10 @@ by compare-and-swap on the cursor: of several nodes projecting over one
 memory, each row is applied once, and a node that loses the swap reads the
 cursor again. A cursor whose row id is not the one this clone holds at that
 place means the chains disagree: projection stops there and says so.
+
+Protected bodies go into memory the same way: a row naming one that this
+clone holds keeps it there (`KeepProtected`), and a standing redaction
+erases it (`EraseProtected`), once per memory, in chain order.
 """
 
 from __future__ import annotations
@@ -16,8 +20,17 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from hale_runtime.errors import one_line
-from hale_runtime.memory import DropEdge, Edge, GraphOp, Memory, Node, SetHolder
-from hale_runtime.record import Record, Row, kinds
+from hale_runtime.memory import (
+    DropEdge,
+    Edge,
+    EraseProtected,
+    GraphOp,
+    KeepProtected,
+    Memory,
+    Node,
+    SetHolder,
+)
+from hale_runtime.record import Record, Row, kinds, protected
 
 CURSOR = "record"
 BATCH = 500  # rows one tick projects at most, so a backlog never stalls the tick
@@ -104,12 +117,26 @@ def _parse(cursor: str | None) -> tuple[int, str]:
 def _ops(record: Record, row: Row) -> tuple[list[GraphOp], str]:
     """(the row's graph ops, why it projects to nothing though it fits its kind)."""
     projector = PROJECTIONS.get(row.kind)
-    if projector is None or record.poison_of(row):
+    if record.poison_of(row):
         return [], ""
     try:
-        return projector(row), ""
+        ops = projector(row) if projector is not None else []
     except Exception as error:  # the row's content: it projects to nothing
         return [], one_line(error)
+    return ops + _protected_ops(record, row), ""
+
+
+def _protected_ops(record: Record, row: Row) -> list[GraphOp]:
+    """Memory keeps the protected body a row names (when this clone holds it: a
+    redacted one it no longer does), and erases one a standing redaction names."""
+    digest = row.body.get(protected.FIELD)
+    if not isinstance(digest, str):
+        return []
+    if row.kind == kinds.ROW_REDACTED:
+        standing = protected.redacted_digests(record)
+        return [EraseProtected(digest)] if digest in standing else []
+    body = protected.get(record.repo, digest)
+    return [KeepProtected(digest, body)] if body is not None else []
 
 
 def project(

@@ -7,6 +7,8 @@ the target is an id (what the firing is about: an instance
 `MAX_DETAIL` characters. An event line from the application is either a
 JSON object (`{"kind": …, "detail": …, "target": …}`) or plain text,
 `KIND [detail …]`; its target defaults to the application's own instance.
+The detail is kept as the row's protected body (record/protected.py), so a
+redaction can erase what a firing said and leave the reading.
 A line that is neither is refused with why, and nothing is recorded for it.
 """
 
@@ -15,9 +17,10 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
+from typing import Any
 
 from hale_runtime.errors import Refused
-from hale_runtime.record import kinds
+from hale_runtime.record import kinds, protected
 from hale_runtime.record.errors import RowRefused
 from hale_runtime.record.row import make_row
 
@@ -37,11 +40,24 @@ class Reading:
     detail: str = ""
     source: str = "sense"
 
-    def body(self) -> dict:
+    def body(self, digest: str = "") -> dict:
+        """The row's body; its detail kept apart as the protected body `digest` names."""
         body = {"kind": self.kind, "source": self.source}
-        if self.detail:
-            body["detail"] = self.detail
+        if digest:
+            body["protected"] = digest
         return body
+
+
+def as_rows(record: Any, readings: list[Reading]) -> list[tuple[str, str, dict]]:
+    """The rows for these readings, each detail first stored as a protected body
+    (record/protected.py): what a firing said may need erasing later."""
+    out = []
+    for found in readings:
+        digest = ""
+        if found.detail:
+            digest = protected.put(record.repo, {"detail": found.detail}, record.durable)
+        out.append((kinds.READING_TAKEN, found.target, found.body(digest)))
+    return out
 
 
 def reading(target: str, kind: str, detail: str = "", source: str = "sense") -> Reading:
@@ -58,6 +74,7 @@ def reading(target: str, kind: str, detail: str = "", source: str = "sense") -> 
     found = Reading(target, kind, detail, source)
     try:  # the record's own door, so a reading made here is never refused there
         make_row(kinds.READING_TAKEN, target, found.body(), "sense", 0, "sense")
+        make_row(kinds.READING_TAKEN, target, {"kind": kind, "detail": detail}, "s", 0, "s")
     except RowRefused as refused:
         raise ReadingRefused(f"a reading's {str(refused).removeprefix('a ')}") from None
     return found

@@ -340,8 +340,12 @@ class Index:
             yield self._row(found[:-1]), found[-1]
 
     def get(self, row_id: str, upto: int) -> Row | None:
+        try:
+            raw = bytes.fromhex(row_id)
+        except ValueError:
+            return None  # not an id at all: no row has it
         sql = f"SELECT {COLUMNS} FROM rows WHERE id8 = ? AND id = ? AND seq <= ?"
-        found = self._q(sql, (id8(row_id), bytes.fromhex(row_id), upto)).fetchone()
+        found = self._q(sql, (id8(raw), raw, upto)).fetchone()
         return self._row(found) if found else None
 
     # ---- writing -----------------------------------------------------------------

@@ -196,6 +196,14 @@ def _plan(depth: int) -> Checker:
     return fields({"id": ID, "rev": INT, "summary": TEXT, "steps": list_of(step, PLAN_STEPS)})
 
 
+def DIGEST(value: Any) -> str:  # noqa: N802
+    """A git object id in hex: what a protected body is addressed by."""
+    if type(value) is str and len(value) in (40, 64) and all(c in _HEX for c in value):
+        return ""
+    return f" is a digest (a git object id in hex), not {shown(value)}"
+
+
+_HEX = frozenset("0123456789abcdef")
 LEAF = fields({"key": ID, "objective": TEXT, "requires": list_of(TEXT), "attempts": COUNT})
 PLAN = _plan(1)
 OUTCOME = one_of("succeeded", "failed", "cancelled")
@@ -406,7 +414,7 @@ READING_TAKEN = kind(
     "reading.taken",
     ID,
     {"kind": ID},
-    {"source": one_of("application", "host", "sense"), "detail": TEXT},
+    {"source": one_of("application", "host", "sense"), "detail": TEXT, "protected": DIGEST},
 )
 READING_ACTED = kind("reading.acted", ID, {"reading": ID, "did": TEXT}, {"pid": INT})
 CONCERN_RAISED = kind("concern.raised", ID, {"readings": list_of(ID, 16)}, {"window_s": COUNT})
@@ -427,6 +435,8 @@ KEY_REGISTERED = kind(
     {"identity": ID, "public": TEXT, "bound": one_of("genesis", "endorsed", "self")},
 )
 KEY_REVOKED = kind("key.revoked", ID, {}, {"identity": ID, "why": TEXT})
+# a protected body erased, by digest (record/protected.py); key: the row that named it
+ROW_REDACTED = kind("row.redacted", ID, {"protected": DIGEST}, {"why": TEXT})
 ROW_UNREADABLE = "row.unreadable"  # what the record calls a line that is no row (never written)
 
 

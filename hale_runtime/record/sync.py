@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING
 import pygit2
 
 from hale_runtime import durability
-from hale_runtime.record import receipts, store
+from hale_runtime.record import protected, receipts, store
 from hale_runtime.record.errors import RecordError
 from hale_runtime.record.kinds import ROW_UNREADABLE
 from hale_runtime.record.row import encode_line, rows_in
@@ -74,8 +74,9 @@ def sync(record: Record) -> SyncReport:
     refusal = "the local chain kept moving"
     for round_no in range(1, MAX_ROUNDS + 1):
         heads = _heads(repo, name)
-        if _behind(repo, heads, tracking_ref(name)):
-            _fetch(repo, name, tracking_ref(name))
+        bodies = _wanted_protected(record, heads)
+        if bodies or _behind(repo, heads, tracking_ref(name)):
+            _fetch(repo, name, tracking_ref(name), bodies)
         theirs = store.read_ref(repo, tracking_ref(name))
         moved, tip = _rebase(record, theirs)
         if not moved:
@@ -88,6 +89,7 @@ def sync(record: Record) -> SyncReport:
         if tip is not None and tip != theirs:
             store.set_ref(repo, tracking_ref(name), tip, record.durable)
         _push_receipts(record, name, heads)
+        _exchange_protected(record, name, heads)
         # a rebase keeps every row it moves (same ids), so what grew was received
         received = record.cursor() - before
         return SyncReport(name, sent, received, round_no)
@@ -129,11 +131,25 @@ def _behind(repo: pygit2.Repository, heads: dict[str, str], tracking: str) -> bo
     return any(ref.startswith(receipts.PREFIX) and ref not in have for ref in heads)
 
 
-def _fetch(repo: pygit2.Repository, name: str, tracking: str) -> None:
-    """Fetch the record and the receipts with git itself: libgit2 refuses to
-    negotiate a fetch while the clone holds refs to blobs (the receipts), and
-    a glob refspec (`record*`) lets a remote without a record answer empty."""
+def _wanted_protected(record: Record, heads: dict[str, str]) -> list[str]:
+    """The protected bodies the remote lists that this clone lacks and that no
+    redaction it holds has erased (a redacted body is never fetched)."""
+    have = protected.held(record.repo)
+    lacking = [ref for ref in heads if ref.startswith(protected.PREFIX) and ref not in have]
+    if not lacking:
+        return []
+    gone = protected.redacted_digests(record)
+    return [ref for ref in lacking if ref[len(protected.PREFIX) :] not in gone]
+
+
+def _fetch(repo: pygit2.Repository, name: str, tracking: str, bodies: list[str]) -> None:
+    """Fetch the record, the receipts and the protected bodies wanted with git
+    itself: libgit2 refuses to negotiate a fetch while the clone holds refs to
+    blobs (the receipts), and a glob refspec (`record*`) lets a remote without
+    a record answer empty. Protected bodies are named one by one, so a
+    redacted one the remote still lists is not brought back."""
     specs = [f"+{store.RECORD_REF}*:{tracking}*", f"+{receipts.PREFIX}*:{receipts.PREFIX}*"]
+    specs += [f"+{ref}:{ref}" for ref in bodies]
     args = ["fetch", "--quiet", "--no-tags", "--no-write-fetch-head", name, *specs]
     _git(repo, args, f"fetching {store.RECORD_REF} from {name}")
 
@@ -226,6 +242,38 @@ def _push_receipts(record: Record, name: str, heads: dict[str, str]) -> None:
         return
     args = ["push", "--quiet", "--porcelain", name, *[f"{ref}:{ref}" for ref in refs]]
     _git(record.repo, args, f"pushing receipts to {name}")
+
+
+def _exchange_protected(record: Record, name: str, heads: dict[str, str]) -> None:
+    """Erase the redacted bodies here and at the remote (its refs; its objects too
+    when it is a repository on this machine), then push the bodies it lacks."""
+    gone = protected.redacted_digests(record)
+    left = protected.erase(record.repo.path, gone)
+    if left:
+        raise RecordError(f"sync: redacted bodies still readable here: {', '.join(left)}")
+    listed = [ref for ref in heads if ref.startswith(protected.PREFIX)]
+    drop = [ref for ref in listed if ref[len(protected.PREFIX) :] in gone]
+    ours = [ref for ref in protected.held(record.repo) if ref not in heads]
+    specs = [f":{ref}" for ref in drop] + [f"{ref}:{ref}" for ref in ours]
+    if specs:
+        _git(
+            record.repo,
+            ["push", "--quiet", "--porcelain", name, *specs],
+            f"protected bodies to {name}",
+        )
+    path = _local_path(record.repo, name)
+    if path is not None and gone:
+        protected.erase(path, gone)
+
+
+def _local_path(repo: pygit2.Repository, name: str) -> str | None:
+    """The remote's git directory when it is a repository on this machine."""
+    url = repo.remotes[name].url or ""
+    path = url.removeprefix("file://")
+    if "://" in path or (":" in path and not path.startswith("/")):
+        return None
+    path = os.path.join(repo.workdir or repo.path, path)  # a relative one is the clone's
+    return pygit2.discover_repository(path) if os.path.exists(path) else None
 
 
 def _git(repo: pygit2.Repository, args: list[str], doing: str) -> None:

@@ -140,6 +140,16 @@ def test_expiry_is_the_databases_clock_whatever_the_nodes_say(store_dsn, monkeyp
 
 
 def test_migrate_is_idempotent(store):
-    assert store.schema_version() == 2
-    assert store.migrate() == (2, 2)
-    assert store.schema_version() == 2
+    assert store.schema_version() == 3
+    assert store.migrate() == (3, 3)
+    assert store.schema_version() == 3
+
+
+def test_protected_bodies_are_kept_and_erased_by_digest(store_dsn):
+    from hale_runtime.memory import EraseProtected, KeepProtected
+
+    with open_memory(store_dsn) as store:
+        store.apply([KeepProtected("ab" * 20, {"detail": "x"})])
+        assert store.protected_body("ab" * 20) == {"detail": "x"}
+        store.apply([EraseProtected("ab" * 20)])
+        assert store.protected_body("ab" * 20) is None

@@ -58,10 +58,10 @@ def test_an_event_is_a_reading_the_instance_restarted_and_a_second_a_concern(
     web = instance_of(node)
     acted = wait_for(lambda: at_least(2, rows(a, "--kind", "reading.acted")), 30, "two acts")
     taken = rows(a, "--kind", "reading.taken")
-    assert [(r["key"], r["body"]) for r in taken[:2]] == [
-        (web, {"kind": "unhealthy", "detail": f"start {n}", "source": "application"})
-        for n in (1, 2)
-    ]
+    assert [(r["key"], r["body"]["kind"], r["body"]["source"], r["protected_body"])
+            for r in taken[:2]] == [
+        (web, "unhealthy", "application", {"detail": f"start {n}"}) for n in (1, 2)
+    ]  # fmt: skip
     for reading, act in zip(taken, acted, strict=False):
         assert act["body"]["reading"] == reading["id"] and reading["seq"] < act["seq"]
         assert act["body"]["did"].startswith("restarted: pid ")
