@@ -92,7 +92,7 @@ def test_a_redacted_body_cannot_be_read_back_from_any_clone_that_synced(world):
         assert not holds(repo, digest), repo
     for clone_ in (a, b, c):
         shown = hale(clone_, "history", "--kind", "reading.taken")
-        assert shown.endswith(' protected: [redacted]\n') and SECRET not in shown
+        assert shown.endswith(" protected: [redacted]\n") and SECRET not in shown
         # the chain and its ids are as they were, the redaction after them
         after = [(r["seq"], r["id"]) for r in rows(clone_)]
         assert after[: len(chain)] == chain
