@@ -44,6 +44,7 @@ DNA_COMMANDS: dict[str, str] = {
     "sense": "hale_runtime.cli.sense:sense",
     "redact": "hale_runtime.cli.redact:redact",
     "sync": "hale_runtime.cli.sync:sync",
+    "ledger": "hale_runtime.cli.ledger:ledger",
 }
 
 

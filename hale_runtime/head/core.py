@@ -36,6 +36,7 @@ from hale_runtime.owners import Owners
 from hale_runtime.record import kinds
 from hale_runtime.record.follow import Follower
 from hale_runtime.record.kinds import CALL, COUNT, ID, INT, NUMBER, TEXT, Checker, list_of
+from hale_runtime.record.row import new_row
 
 LEASE_S = 60.0
 MAX_CALLS = 1000  # model calls one outcome may report
@@ -99,6 +100,7 @@ class Head:
         self.follower = Follower(record)
         # the highest seq known landed: stamped when the head opened, then step 7's word
         self.landed = record.cursor(stamped_only=True)
+        self.ledger: tuple[str, int] | None = None  # (body claim, epoch) of an adopted ledger
 
     # ---- the fold ----------------------------------------------------------------
 
@@ -287,13 +289,24 @@ class Head:
     def _give_back(self, leg: str, attempt: str, held: Grant) -> Callable[[], None]:
         return lambda: self.memory.release(f"lease/{attempt}", leg, held.token)
 
+    def write(self, rows: list[tuple[str, str, dict[str, Any]]]) -> None:
+        """Write decided rows: to the git record, or, once the record adopted a ledger,
+        to it under the body's epoch (memory refuses a stale one: Fenced, nothing
+        written); the host carries the ledger's rows into the record (ledger/)."""
+        if self.ledger is None:
+            self.record.append_many(rows)
+            return
+        record, at = self.record, self.record.clock()
+        made = [new_row(k, key, body, record.who, at, record.clone) for k, key, body in rows]
+        self.memory.ledger_append([(row.id, line) for row, line in made], self.ledger)
+
     # ---- one call, written at once -------------------------------------------------
 
     def call(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         """Decide, write and finish one call (the server batches instead)."""
         decision = self.decide(method, params)
         if decision.rows:
-            self.record.append_many(decision.rows)
+            self.write(decision.rows)
         if decision.after is not None:
             decision.after()
         return decision.result

@@ -44,6 +44,7 @@ ALLOWANCE_WAIT_S, PEEK_S, MAX_WAIT_S = 30.0, 0.05, 120.0
 HEAD_FILE = "head.json"
 OWNER_ENV = "HALE_DNA_OWNER"  # over a shared record: the organization this head serves
 PEEK, LANDED = "head.allowance.peek", "head.landed"  # the head's own, not callable over HTTP
+LEDGER = "head.ledger"  # the host's word: write the legs' rows to an adopted ledger, or not
 MAX_BODY = 1 << 20  # a refused request's body is read (and dropped) up to this size
 UNAUTHORIZED = (
     "refused: this head admits only its own: send its token as `Authorization: Bearer <token>`"
@@ -97,6 +98,11 @@ class HeadServer:
         self.jobs.put(None)
         if self.root is not None:
             head_file(self.root).unlink(missing_ok=True)
+
+    def use_ledger(self, fence: tuple[str, int] | None) -> None:
+        """The host's word: the legs' rows go to the adopted ledger under `fence`
+        (its body claim's key and epoch), or back to the git record (None)."""
+        self._submit(LEDGER, {"fence": fence})
 
     def tell(self, rows: list[Any]) -> None:
         """The node's step 7: these rows landed. Queued for the worker; not waited for."""
@@ -155,6 +161,9 @@ class HeadServer:
                 elif method == LANDED:
                     head.land(int(params["seq"]))
                     decided.append((done, Decision({})))
+                elif method == LEDGER:
+                    head.ledger = params.get("fence")
+                    decided.append((done, Decision({})))
                 else:
                     decided.append((done, head.decide(method, params)))
             except Exception as error:  # refused, or the stores failed: that call's answer
@@ -162,7 +171,7 @@ class HeadServer:
         rows = [row for _, d in decided if isinstance(d, Decision) for row in d.rows]
         try:
             if rows:
-                head.record.append_many(rows)
+                head.write(rows)
         except RowRefused:  # one call's rows do not fit: write each call's alone
             decided = [(done, _write_alone(head, d)) for done, d in decided]
         except Exception as error:  # nothing of the batch was written
@@ -199,7 +208,7 @@ def _write_alone(head: Head, d: Decision | BaseException) -> Decision | BaseExce
     if isinstance(d, BaseException) or not d.rows:
         return d
     try:
-        head.record.append_many(d.rows)
+        head.write(d.rows)
     except RowRefused as refused:
         return HeadRefused(f"refused: {refused}; nothing written", 400)
     except Exception as error:  # the record failed: that call's answer

@@ -63,10 +63,23 @@ _PG_V2 = [
 # 3: protected bodies, kept by digest until a redaction erases them (record/protected.py)
 _V3 = ["CREATE TABLE protected (digest TEXT PRIMARY KEY, body TEXT NOT NULL)"]
 
+# 4: the ledger the record may adopt for the legs' rows (ledger/): rows as stored lines,
+# by id, with the epoch they were appended under; carried into the record and deleted
+_SQLITE_V4 = [
+    """CREATE TABLE ledger (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        id TEXT NOT NULL UNIQUE, line TEXT NOT NULL, epoch INTEGER NOT NULL)"""
+]
+_PG_V4 = [
+    """CREATE TABLE ledger (
+        seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        id TEXT NOT NULL UNIQUE, line TEXT NOT NULL, epoch BIGINT NOT NULL)"""
+]
+
 # dialect -> migrations; migration n (1-based) is MIGRATIONS[dialect][n - 1]
 MIGRATIONS: dict[str, list[list[str]]] = {
-    "sqlite": [_SQLITE_V1, _SQLITE_V2, _V3],
-    "postgresql": [_PG_V1, _PG_V2, _V3],
+    "sqlite": [_SQLITE_V1, _SQLITE_V2, _V3, _SQLITE_V4],
+    "postgresql": [_PG_V1, _PG_V2, _V3, _PG_V4],
 }
 CHECKPOINTS_SINCE = 2  # the schema version that holds checkpoints
 

@@ -63,6 +63,7 @@ DROP_EDGE = "DELETE FROM edges WHERE src = ? AND kind = ? AND dst = ?"
 KEEP_PROTECTED = """INSERT INTO protected (digest, body) VALUES (?, ?)
     ON CONFLICT (digest) DO NOTHING"""
 ERASE_PROTECTED = "DELETE FROM protected WHERE digest = ?"
+LEDGER_APPEND = "INSERT INTO ledger (id, line, epoch) VALUES (?, ?, ?) ON CONFLICT (id) DO NOTHING"
 CURSOR_FIRST = """INSERT INTO cursors (name, value) VALUES (?, ?)
     ON CONFLICT (name) DO UPDATE SET value = excluded.value WHERE cursors.value IS NULL
     RETURNING name"""
@@ -326,6 +327,32 @@ class SqlMemory(ABC):
         """A protected body memory keeps (None: never kept, or erased)."""
         rows = self._read(self.q("SELECT body FROM protected WHERE digest = ?"), (digest,))
         return self._json_out(rows[0][0]) if rows else None
+
+    # -- the ledger (ledger/) ----------------------------------------------------
+    def ledger_append(self, rows: list[tuple[str, str]], fence: tuple[str, int]) -> None:
+        """Append rows (id, stored line) in one transaction, only while claim `fence`
+        (key, epoch) is live: Fenced, with nothing written, under a stale epoch."""
+        key, epoch = fence
+        sql = self.q(LEDGER_APPEND)
+        with self._transaction() as run:
+            self._check(run, key, epoch, self.clock(), self.lock_row)
+            for row_id, line in rows:
+                run(sql, (row_id, line, epoch))
+
+    def ledger_waiting(self, limit: int) -> list[tuple[str, str]]:
+        """(id, line) of the rows the ledger holds, oldest first, at most `limit`."""
+        sql = self.q("SELECT id, line FROM ledger ORDER BY seq LIMIT ?")
+        return [(i, line) for i, line in self._read(sql, (limit,))]
+
+    def ledger_forget(self, ids: list[str]) -> None:
+        """Delete rows the record now holds."""
+        sql = self.q("DELETE FROM ledger WHERE id = ?")
+        with self._transaction() as run:
+            for row_id in ids:
+                run(sql, (row_id,))
+
+    def ledger_count(self) -> int:
+        return int(self._read("SELECT count(*) FROM ledger")[0][0])
 
     # -- projection cursor ----------------------------------------------------
     def cursor(self, name: str) -> str | None:

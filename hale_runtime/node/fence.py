@@ -4,7 +4,9 @@
 [--owner O]`
 runs beside the host. Its standard input is a pipe from the host, carrying
 one command a line: `guard <pgid>` (a process group to kill when the lease
-is lost), `forget <pgid>`, `stop` (a clean stop: exit without killing). The
+is lost), `forget <pgid>`, `memory <key> <token>` (on an adopted ledger,
+memory's body claim, renewed with the lease: one taken over is a lease
+that is someone else's), `stop` (a clean stop: exit without killing). The
 loop waits on that pipe with a timeout (select), so it never waits on the
 host: every `renew_s` it renews the lease (each git call bounded); the lease
 is proven until `start of the renewal + lease_s` on the monotonic clock. It
@@ -30,6 +32,7 @@ import sys
 import time
 from pathlib import Path
 
+from hale_runtime.memory.types import Fenced, MemoryFailed
 from hale_runtime.node.lease import BodyLease, LeaseHeld, LeaseUnprovable
 from hale_runtime.node.settings import Settings
 
@@ -43,6 +46,8 @@ class Fence:
         self.guarded: set[int] = set()
         self.proven_until = 0.0  # monotonic time the lease is proven until
         self.next_renew = 0.0
+        self.claim: tuple[str, int] | None = None  # memory's body claim, on an adopted ledger
+        self.memory = None
 
     def start(self, token: int) -> None:
         """Adopt the lease the host took; it was proven when the host wrote it."""
@@ -64,6 +69,9 @@ class Fence:
             self.guarded.add(int(arg))
         elif verb == "forget" and arg.isdigit():
             self.guarded.discard(int(arg))
+        elif verb == "memory":
+            key, _, token = arg.rpartition(" ")
+            self.claim = (key, int(token)) if key and token.isdigit() else None
         elif verb == "stop":
             return False
         return True
@@ -75,12 +83,28 @@ class Fence:
         self.lease.timeout_s = max(0.2, min(self.settings.git_timeout_s, left))
         try:
             self.lease.renew()
-        except LeaseUnprovable as error:
+            self._renew_claim()
+        except (LeaseUnprovable, MemoryFailed) as error:
             print(f"hale fence: lease not renewed: {error}", file=sys.stderr, flush=True)
             self.next_renew = started + min(1.0, self.settings.renew_s)
             return
         self.proven_until = started + self.settings.lease_s
         self.next_renew = started + self.settings.renew_s
+
+    def _renew_claim(self) -> None:
+        """Renew memory's body claim too, on an adopted ledger: a claim taken over,
+        released or expired is a lease that is someone else's (LeaseHeld)."""
+        if self.claim is None:
+            return
+        if self.memory is None:
+            from hale_runtime.memory import memory_dsn, open_memory
+
+            self.memory = open_memory(memory_dsn(self.lease.root))
+        key, token = self.claim
+        try:
+            self.memory.renew(key, self.lease.holder, token, self.settings.lease_s)
+        except Fenced as fenced:
+            raise LeaseHeld(None, f"memory's body claim: {fenced}") from None
 
     def run(self, pipe) -> int:
         """Renew and watch until something ends it; the exit code."""

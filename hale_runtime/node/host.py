@@ -45,6 +45,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from hale_runtime.ledger.keeper import STEMS as LEDGER_STEMS
+from hale_runtime.ledger.keeper import LedgerHeld, LedgerKeeper
 from hale_runtime.memory import MemoryFailed, open_memory
 from hale_runtime.memory.dsn import ENV_MEMORY, ENV_NERVES, redact
 from hale_runtime.memory.schema import latest
@@ -150,7 +152,10 @@ class Host:
             raise NodeStop(EXIT_REFUSED, f"the body lease could not be taken: {error}") from None
         self.token = taken.token
         self.say(f"body: {self.holder} holds the lease (token {self.token})")
+        self._sync()  # the record may say a ledger was adopted: this clone must know
+        self._hold_ledger()
         self._spawn_fence()
+        self._fence_ledger()
         self._check_stopping()
         self.served = self.choose_genome()
         self._check_stopping()
@@ -163,6 +168,8 @@ class Host:
         self.head = start_head(self.root, self.memory_dsn, self.holder, self.say)
         if self.head is not None:
             self.heads.append(self.head.tell)  # step 7: the head hears what landed
+            if self.ledger.fence is not None:
+                self.head.use_ledger(self.ledger.fence)
         body = {
             "genome": self.served.commit,
             "work_tree": self.served.work_tree,
@@ -215,6 +222,7 @@ class Host:
             self.relay.relay(self.record, self.nerves)
             self._sync()
             self._erase()
+            self._keep_ledger()
             self._project()
             self._check_forge()
             self.assert_lease()
@@ -432,6 +440,42 @@ class Host:
         if q.fold.waiting:
             q.write()
 
+    def _hold_ledger(self) -> None:
+        """On an adopted ledger the body lease is memory's claim too: take it (the epoch)."""
+        self.ledger = LedgerKeeper(self.record, self.memory, self.holder, self.owner,
+                                   self.settings.lease_s, self.settings.claim_ttl_s, self._warn)  # fmt: skip
+        try:
+            epoch = self.ledger.start()
+        except LedgerHeld as held:
+            self._release()
+            raise NodeStop(EXIT_LEASE_HELD, f"{held}; this record runs elsewhere") from None
+        if epoch is not None:
+            self.say(f"ledger: adopted; memory's {self.ledger.key} claim is ours (epoch {epoch})")
+
+    def _fence_ledger(self) -> None:
+        fence = self.ledger.fence
+        children.tell(self.fence, f"memory {fence[0]} {fence[1]}" if fence else "memory")
+
+    def _keep_ledger(self) -> None:
+        """Step 4: carry out the adoptions and abandonments the record asks for (each
+        claimed by the row that asked), and carry the ledger's rows into the record."""
+        asked = [row for (stem, _), row in self.relay.pending.items() if stem in LEDGER_STEMS]
+        if asked:
+            if any(r.kind.startswith("ledger.abandon") for r in asked) and self.head is not None:
+                self.head.use_ledger(None)  # the legs' rows go to the git record again
+            changed = self.ledger.answer(asked, self._sync)
+            self._fence_ledger()
+            if self.head is not None:
+                self.head.use_ledger(self.ledger.fence)
+            if changed:
+                self.say(
+                    f"ledger: {changed}"
+                    + (f" (epoch {self.ledger.epoch})" if self.ledger.epoch else "")
+                )
+            self.relay.read(self.record)
+        if self.ledger.fence is not None:
+            self.ledger.carry()
+
     def _erase(self) -> None:
         """Step 4: erase the protected bodies the record's redactions name, from this
         clone (the projection erases them from memory). Not while a repack of
@@ -513,6 +557,8 @@ class Host:
         if self.maintenance is not None:
             self.maintenance.stop()
         stop_head(getattr(self, "head", None))
+        if getattr(self, "ledger", None) is not None:
+            self.ledger.stop(stop.lease_lost or stop.code == EXIT_LEASE_HELD)
         grace = 0.0 if stop.lease_lost else self.settings.stop_grace_s
         self._stop_application(grace)
         children.stop(self.org, grace)

@@ -204,6 +204,7 @@ def DIGEST(value: Any) -> str:  # noqa: N802
 
 
 _HEX = frozenset("0123456789abcdef")
+_example(DIGEST, "0" * 40)
 LEAF = fields({"key": ID, "objective": TEXT, "requires": list_of(TEXT), "attempts": COUNT})
 PLAN = _plan(1)
 OUTCOME = one_of("succeeded", "failed", "cancelled")
@@ -418,6 +419,18 @@ READING_TAKEN = kind(
 )
 READING_ACTED = kind("reading.acted", ID, {"reading": ID, "did": TEXT}, {"pid": INT})
 CONCERN_RAISED = kind("concern.raised", ID, {"readings": list_of(ID, 16)}, {"window_s": COUNT})
+
+# the ledger the record may adopt for the legs' rows (ledger/); key: ledger/<request>
+LEDGER_ADOPT_REQUESTED = kind("ledger.adopt.requested", ID, {}, {"by": ID})
+LEDGER_ADOPT_DONE = kind(
+    "ledger.adopt.done", ID, {"epoch": INT, "request": ID}, {"holder": ID, "claim": ID}
+)
+LEDGER_ADOPT_REFUSED = kind("ledger.adopt.refused", ID, {"why": TEXT}, {"request": ID})
+LEDGER_ABANDON_REQUESTED = kind("ledger.abandon.requested", ID, {}, {"by": ID})
+LEDGER_ABANDON_DONE = kind(
+    "ledger.abandon.done", ID, {"request": ID}, {"carried": COUNT, "epoch": INT, "holder": ID}
+)
+LEDGER_ABANDON_REFUSED = kind("ledger.abandon.refused", ID, {"why": TEXT}, {"request": ID})
 
 # the record's own
 ROW_QUARANTINED = kind("row.quarantined", ID, {"kind": TEXT, "why": TEXT})

@@ -327,6 +327,27 @@ class Record:
         made = [
             new_row(kind, key, body, self.who, at, self.clone, checked) for kind, key, body in items
         ]
+        return self._write(made, at)
+
+    def carry(self, lines: Iterable[str]) -> list[Row]:
+        """Write rows made elsewhere (an adopted ledger's: ledger/), each exactly as it
+        was made, so its id, writer and time stay; one commit, as an append is.
+        A line that is no row, or does not fit its kind, is RowRefused, nothing written."""
+        made = []
+        for line in lines:
+            try:
+                row = decode_line(line, 0, "a carried row")
+            except RecordError as error:
+                raise RowRefused(str(error)) from None
+            why = row_kinds.check_row(*row[:6])
+            if why:
+                raise RowRefused(f"a {row_kinds.shown(row.kind)} row is refused: {why}")
+            made.append((row, line))
+        with collector_paused():
+            return self._write(made, self.clock())
+
+    def _write(self, made: list[tuple[Row, str]], at: int) -> list[Row]:
+        """One commit of these rows (ids already known ones dropped), durable."""
         fresh = [row for row, _ in made]
         lines = {row.id: line for row, line in made}
         store.refuse_past_max(lines.values())

@@ -1,0 +1,148 @@
+"""Rows appended per second: an adopted ledger on PostgreSQL against the git
+record, durable against durable, side by side in one run.
+
+Each side appends one row per append, from W writers at once (forked
+processes, each with its own store; they wait on a barrier and count for a
+fixed time), and every append is durable before it returns:
+
+- git record: `Record.append` with HALE_DNA_DURABILITY=full, one
+  fdatasync an append through the record's journal (docs/record.md);
+- ledger, fenced: `memory.ledger_append` under the body claim's epoch, the
+  claim row checked (`FOR SHARE`) in the insert's transaction, on a
+  throwaway PostgreSQL cluster with fsync on and synchronous_commit on;
+- ledger, unfenced: the same insert with no epoch check, to show what the
+  check costs (the fenced side is what a node runs).
+
+The legs' rows come from many legs at once, so the table's figures are at
+W = 1 and W = 8; PostgreSQL shares one WAL flush among the commits that
+wait on it, where the git record's appends in one clone take its journal's
+lock in turn. Sides alternate which goes first, `--rounds` rounds (min and
+median). Prints figures and ratios; asserts nothing. Goal: the fenced
+ledger at least 10x the git record for one-row appends.
+
+    .venv/bin/python bench/ledger.py [--seconds 3] [--rounds 5] [--writers 1,8]
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing as mp
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+from pg import fresh_database, start_postgres  # noqa: E402
+
+from hale_runtime.memory import open_memory  # noqa: E402
+from hale_runtime.record import Record, kinds  # noqa: E402
+from hale_runtime.record.row import new_row  # noqa: E402
+
+CLAIM = "body"
+
+
+def git_worker(root: str, n: int, seconds: float, barrier, results) -> None:
+    os.environ["HALE_DNA_DURABILITY"] = "full"
+    record = Record.open(root, who=f"leg{n}@bench:c0ffee00")
+    count = 0
+    barrier.wait()
+    stop = time.monotonic() + seconds
+    while time.monotonic() < stop:
+        record.append(kinds.NODE_PING_REQUESTED, f"w{n}/{count}", {})
+        count += 1
+    record.close()
+    results.put(count)
+
+
+def ledger_worker(dsn: str, n: int, seconds: float, fenced: bool, barrier, results) -> None:
+    memory = open_memory(dsn)
+    epoch = memory.claim(CLAIM).token
+    count = 0
+    barrier.wait()
+    stop = time.monotonic() + seconds
+    while time.monotonic() < stop:
+        row, line = new_row(kinds.NODE_PING_REQUESTED, f"w{n}/{count}/{time.time_ns()}", {},
+                            f"leg{n}@bench:c0ffee00", int(time.time() * 1000), "c0ffee00")  # fmt: skip
+        if fenced:
+            memory.ledger_append([(row.id, line)], (CLAIM, epoch))
+        else:
+            with memory._transaction() as run:
+                run(memory.q("INSERT INTO ledger (id, line, epoch) VALUES (?, ?, ?)"),
+                    (row.id, line, epoch))  # fmt: skip
+        count += 1
+    memory.close()
+    results.put(count)
+
+
+def measure(target, args: tuple, writers: int, seconds: float) -> float:
+    """Rows a second over all writers."""
+    ctx = mp.get_context("fork")
+    barrier, results = ctx.Barrier(writers), ctx.Queue()
+    procs = [
+        ctx.Process(target=target, args=(args[0], n, seconds, *args[1:], barrier, results))
+        for n in range(writers)
+    ]
+    for proc in procs:
+        proc.start()
+    total = sum(results.get(timeout=seconds + 120) for _ in procs)
+    for proc in procs:
+        proc.join()
+    return total / seconds
+
+
+def git_project(base: Path) -> str:
+    root = base / f"git-{time.monotonic_ns()}"
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    (root / "dna" / "org").mkdir(parents=True)
+    (root / "dna" / "org" / "main.hl").write_text("// bench\n")
+    return str(root)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--seconds", type=float, default=3.0)
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--writers", default="1,8")
+    args = parser.parse_args()
+    base = Path(tempfile.mkdtemp(prefix="bench-ledger-"))
+    server = start_postgres(fsync=True)
+    try:
+        dsn = fresh_database(server)
+        memory = open_memory(dsn)
+        memory.migrate()
+        memory.take(CLAIM, "bench@host:c0ffee00", 3600)
+        sides = {
+            "git record": lambda w: measure(git_worker, (git_project(base),), w, args.seconds),
+            "ledger, fenced": lambda w: measure(ledger_worker, (dsn, True), w, args.seconds),
+            "ledger, unfenced": lambda w: measure(ledger_worker, (dsn, False), w, args.seconds),
+        }
+        print(f"one-row appends, durable; {args.seconds:g} s a side, {args.rounds} rounds")
+        for writers in (int(w) for w in args.writers.split(",")):
+            seen: dict[str, list[float]] = {name: [] for name in sides}
+            names = list(sides)
+            for round_no in range(args.rounds):
+                order = names[round_no % len(names) :] + names[: round_no % len(names)]
+                for name in order:
+                    seen[name].append(sides[name](writers))
+            report(writers, seen)
+        memory.close()
+    finally:
+        server.stop()
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def report(writers: int, seen: dict[str, list[float]]) -> None:
+    git = statistics.median(seen["git record"])
+    print(f"\n{writers} writer(s)      rows/s min    rows/s median    x git (median)")
+    for name, figures in seen.items():
+        median = statistics.median(figures)
+        print(f"  {name:<18} {min(figures):>10,.0f}    {median:>10,.0f}    {median / git:>8.1f}x")
+
+
+if __name__ == "__main__":
+    main()

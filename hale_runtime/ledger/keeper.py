@@ -1,0 +1,135 @@
+"""The host's side of the ledger: the requests answered, the body claim held,
+the rows carried (see the package's docstring)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from hale_runtime.errors import one_line
+from hale_runtime.memory import Fenced
+from hale_runtime.record import Record, RecordError, Row, kinds
+from hale_runtime.record.errors import RowRefused
+
+CARRY_BATCH = 2000  # rows carried in one commit; the rest go next tick
+ADOPT, ABANDON = "ledger.adopt", "ledger.abandon"
+STEMS = (ADOPT, ABANDON)
+
+
+class LedgerHeld(Exception):
+    """Another live body holds memory's body claim over an adopted ledger."""
+
+
+def claim_key(owner: str | None) -> str:
+    """The claims-table row that is the body lease on an adopted ledger."""
+    return f"owner/{owner}" if owner else "body"
+
+
+def adopted(record: Record) -> Row | None:
+    """The `ledger.adopt.done` in force (None: no ledger is adopted)."""
+    last = None
+    for row in record.scan(kind=[kinds.LEDGER_ADOPT_DONE, kinds.LEDGER_ABANDON_DONE]):
+        last = row if row.kind == kinds.LEDGER_ADOPT_DONE else None
+    return last
+
+
+class LedgerKeeper:
+    def __init__(self, record: Record, memory: Any, holder: str, owner: str | None,
+                 lease_s: float, claim_ttl_s: float, warn: Callable[[str], None]):  # fmt: skip
+        self.record, self.memory, self.holder = record, memory, holder
+        self.key, self.lease_s, self.claim_ttl_s = claim_key(owner), lease_s, claim_ttl_s
+        self.warn = warn
+        self.epoch: int | None = None  # the body claim's token while a ledger is adopted
+
+    @property
+    def fence(self) -> tuple[str, int] | None:
+        return (self.key, self.epoch) if self.epoch is not None else None
+
+    def start(self) -> int | None:
+        """At the host's start: hold the body claim when a ledger is adopted."""
+        return self._take() if adopted(self.record) is not None else None
+
+    def _take(self) -> int:
+        grant = self.memory.take(self.key, self.holder, self.lease_s)
+        if grant is None:
+            live = self.memory.claim(self.key)
+            who = live.holder if live is not None else "another body"
+            raise LedgerHeld(f"memory's body claim {self.key} is held by {who}")
+        self.epoch = grant.token
+        return grant.token
+
+    # ---- step 4 --------------------------------------------------------------------
+
+    def answer(self, requests: list[Row], sync: Callable[[], None]) -> str:
+        """Carry out each adoption or abandonment asked; "adopted", "abandoned" or ""."""
+        changed = ""
+        for row in requests:
+            grant = self.memory.take(f"ledger/{row.id}", self.holder, self.claim_ttl_s)
+            if grant is None:
+                continue  # another node carries it out
+            sync()
+            stem = row.kind.removesuffix(".requested")
+            if self.record.rows(kind=[f"{stem}.done", f"{stem}.refused"], key=row.key):
+                continue
+            changed = self._adopt(row) if stem == ADOPT else self._abandon(row)
+        return changed
+
+    def _adopt(self, row: Row) -> str:
+        if adopted(self.record) is not None:
+            return self._refuse(kinds.LEDGER_ADOPT_REFUSED, row, "a ledger is adopted already")
+        try:
+            epoch = self._take()
+        except LedgerHeld as held:
+            return self._refuse(kinds.LEDGER_ADOPT_REFUSED, row, str(held))
+        body = {"epoch": epoch, "request": row.id, "holder": self.holder, "claim": self.key}
+        self.record.append(kinds.LEDGER_ADOPT_DONE, row.key, body)
+        return "adopted"
+
+    def _abandon(self, row: Row) -> str:
+        if adopted(self.record) is None or self.epoch is None:
+            return self._refuse(kinds.LEDGER_ABANDON_REFUSED, row, "no ledger is adopted")
+        carried = self.carry(everything=True)
+        body = {"request": row.id, "carried": carried, "epoch": self.epoch, "holder": self.holder}
+        self.record.append(kinds.LEDGER_ABANDON_DONE, row.key, body)
+        self.memory.release(self.key, self.holder, self.epoch)
+        self.epoch = None
+        return "abandoned"
+
+    def _refuse(self, kind: str, row: Row, why: str) -> str:
+        self.record.append(kind, row.key, {"why": why, "request": row.id})
+        return ""
+
+    def carry(self, everything: bool = False) -> int:
+        """Carry the ledger's rows into the record, one commit a batch; how many."""
+        carried = 0
+        while True:
+            waiting = self.memory.ledger_waiting(CARRY_BATCH)
+            if not waiting:
+                return carried
+            carried += self._carry_batch(waiting)
+            if not everything:
+                return carried
+
+    def _carry_batch(self, waiting: list[tuple[str, str]]) -> int:
+        try:
+            self.record.carry(line for _, line in waiting)
+        except RowRefused:  # a line that is no row: carry the rest, drop it, say so
+            good = []
+            for row_id, line in waiting:
+                try:
+                    self.record.carry([line])
+                    good.append(row_id)
+                except RowRefused as refused:
+                    self.warn(f"the ledger's row {row_id[:12]} was not carried: {refused}")
+            self.memory.ledger_forget([i for i, _ in waiting])
+            return len(good)
+        self.memory.ledger_forget([i for i, _ in waiting])
+        return len(waiting)
+
+    def stop(self, lost: bool) -> None:
+        """Give the body claim back at a clean stop (the ledger stays adopted)."""
+        if self.epoch is not None and not lost:
+            try:
+                self.memory.release(self.key, self.holder, self.epoch)
+            except (Fenced, RecordError) as error:
+                self.warn(f"the ledger's body claim was not given back: {one_line(error)}")
