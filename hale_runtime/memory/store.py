@@ -63,7 +63,11 @@ DROP_EDGE = "DELETE FROM edges WHERE src = ? AND kind = ? AND dst = ?"
 KEEP_PROTECTED = """INSERT INTO protected (digest, body) VALUES (?, ?)
     ON CONFLICT (digest) DO NOTHING"""
 ERASE_PROTECTED = "DELETE FROM protected WHERE digest = ?"
-LEDGER_APPEND = "INSERT INTO ledger (id, line, epoch) VALUES (?, ?, ?) ON CONFLICT (id) DO NOTHING"
+# one statement a row: inserted only while the claim's grant `epoch` is live, its claim
+# row locked against a takeover until commit (PostgreSQL's FOR SHARE)
+LEDGER_APPEND = """INSERT INTO ledger (id, line, epoch)
+    SELECT ?, ?, token FROM claims WHERE key = ? AND token = ? AND until_ms > {now}{lock}
+    ON CONFLICT (id) DO NOTHING RETURNING id"""
 CURSOR_FIRST = """INSERT INTO cursors (name, value) VALUES (?, ?)
     ON CONFLICT (name) DO UPDATE SET value = excluded.value WHERE cursors.value IS NULL
     RETURNING name"""
@@ -333,11 +337,11 @@ class SqlMemory(ABC):
         """Append rows (id, stored line) in one transaction, only while claim `fence`
         (key, epoch) is live: Fenced, with nothing written, under a stale epoch."""
         key, epoch = fence
-        sql = self.q(LEDGER_APPEND)
+        sql = self.q(LEDGER_APPEND.replace("{lock}", self.lock_row))
         with self._transaction() as run:
-            self._check(run, key, epoch, self.clock(), self.lock_row)
             for row_id, line in rows:
-                run(sql, (row_id, line, epoch))
+                if not run(sql, (row_id, line, key, epoch)):  # fenced, or held already
+                    self._check(run, key, epoch, self.clock(), self.lock_row)
 
     def ledger_waiting(self, limit: int) -> list[tuple[str, str]]:
         """(id, line) of the rows the ledger holds, oldest first, at most `limit`."""
