@@ -118,3 +118,34 @@ def test_only_the_writer_or_the_boards_holder_may_redact(world):
     assert missing == "hale: redact: the record holds no such row; nothing written\n"
     hale(a, "redact", reading["id"], env={"HALE_DNA_NODE": "carol@box:c"})
     assert hale(a, "history", "--kind", "reading.taken").endswith("protected: [redacted]\n")
+
+
+def test_any_row_name_is_refused_with_why_and_nothing_written(tmp_path: Path):
+    """The door under hypothesis: whatever ROW says, one line, exit 1 or 2, no row."""
+    from click.testing import CliRunner
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from hale_runtime.cli import hale as cli
+    from hale_runtime.record import Record
+
+    hale(tmp_path, "new", "p")
+    root = tmp_path / "p"
+    before = len(Record.open(root).rows(poison=True))
+
+    @settings(max_examples=60, deadline=None)
+    @given(name=st.one_of(st.text(max_size=70), st.text("0123456789abcdef", min_size=12,
+                                                         max_size=64)))  # fmt: skip
+    def refused(name: str) -> None:
+        cwd = os.getcwd()
+        os.chdir(root)
+        try:
+            done = CliRunner().invoke(cli, ["dna", "redact", "--", name])
+        finally:
+            os.chdir(cwd)
+        assert done.exit_code in (1, 2), done.output
+        assert done.exception is None or isinstance(done.exception, SystemExit)
+        assert "Traceback" not in done.output
+
+    refused()
+    assert len(Record.open(root).rows(poison=True)) == before
