@@ -38,14 +38,20 @@ FAILURE_KINDS = frozenset(
 
 
 # What a row is about, as the record pane marks it (widgets.MARKS): a case a
-# person is to answer, a fence, or a failure. Readings (`reading.*`) and
-# concerns (`concern.raised`) are to be marked here too, each with its own.
+# person is to answer, a fence, a failure, a reading (an application event,
+# and what its node did about it) or a concern raised from readings.
 CASE_KINDS = frozenset({kinds.BOARD_CASE, kinds.EFFECT_UNRESOLVED})
 FENCE_KINDS = frozenset({kinds.WORKFLOW_CANCELLED})
+READING_KINDS = frozenset({kinds.READING_TAKEN, kinds.READING_ACTED})
+CONCERN_KINDS = frozenset({kinds.CONCERN_RAISED})
 
 
 def row_mark(row: Row) -> str:
-    """ "case", "fence", "failure", or "" (nothing to mark)."""
+    """ "case", "fence", "failure", "reading", "concern", or "" (nothing to mark)."""
+    if row.kind in READING_KINDS:
+        return "reading"
+    if row.kind in CONCERN_KINDS:
+        return "concern"
     if row.kind in CASE_KINDS:
         return "case"
     if row.kind in FENCE_KINDS or (

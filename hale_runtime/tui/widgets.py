@@ -24,7 +24,8 @@ from hale_runtime.tui.model import DebugModel, row_mark
 from hale_runtime.tui.tree import CASE, FENCED, GLYPH, TreeLine
 
 # the record pane's mark of a row by what it is about (model.row_mark)
-MARKS = {"": " ", "failure": "✗", "case": GLYPH[CASE], "fence": GLYPH[FENCED]}
+MARKS = {"": " ", "failure": "✗", "case": GLYPH[CASE], "fence": GLYPH[FENCED],
+         "reading": "≈", "concern": "‼"}  # fmt: skip
 
 MAX_BODY = 1200
 
@@ -40,7 +41,7 @@ class Timeline(Static):
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
         "timeline--cursor", "timeline--failure", "timeline--break", "timeline--case",
-        "timeline--fence",
+        "timeline--fence", "timeline--reading", "timeline--concern",
     }  # fmt: skip
     DEFAULT_CSS = """
     Timeline { height: 1fr; text-wrap: nowrap; text-overflow: ellipsis; }
@@ -48,6 +49,8 @@ class Timeline(Static):
     Timeline .timeline--failure { color: $error; }
     Timeline .timeline--case { color: $accent; text-style: bold; }
     Timeline .timeline--fence { color: $warning; text-style: italic; }
+    Timeline .timeline--reading { color: $secondary; }
+    Timeline .timeline--concern { color: $warning; text-style: bold; }
     Timeline .timeline--break { color: $warning; text-style: bold; }
     """
 

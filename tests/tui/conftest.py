@@ -34,3 +34,8 @@ def scheduler():
 @pytest.fixture(scope="session")
 def case_rows(tmp_path_factory: pytest.TempPathFactory) -> list:
     return Record.open(scenario.cases(tmp_path_factory.mktemp("tui") / "cases")).rows()
+
+
+@pytest.fixture(scope="session")
+def reading_rows(tmp_path_factory: pytest.TempPathFactory) -> list:
+    return Record.open(scenario.readings(tmp_path_factory.mktemp("tui") / "readings")).rows()

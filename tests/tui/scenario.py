@@ -32,7 +32,7 @@ from hale_runtime.performers import (
     plugin_manager,
 )
 from hale_runtime.performers import Unsure as UnsureAnswer
-from hale_runtime.record import Record
+from hale_runtime.record import Record, kinds
 
 HOUR = 3_600_000
 DAY0 = 1_764_374_400_000  # 2025-11-29 00:00 UTC
@@ -236,4 +236,35 @@ def with_sums(root: Path) -> Path:
     """A project with no rows and dna/org/sums.hl (SUMS); returns root."""
     engine_in(root, {})
     (root / "dna" / "org" / "sums.hl").write_text(SUMS)
+    return root
+
+
+def concern_definitions(c) -> None:
+    assert c.define("concern-escalate", 1, "record", "a concern raised for a workflow") == ""
+    assert c.leaf("concern-escalate", 1, 0, "raise", work("raise the concern", "organism"),
+                  1) == ""  # fmt: skip
+
+
+def readings(root: Path) -> Path:
+    """Two firings for one instance a minute apart, each answered by a restart,
+    then the concern they raise and concern-escalate admitted for it (t1)."""
+    e, clock = engine_in(root, {})
+    record = e.record
+    web = "web@ann@box:c0ffee00"
+    firings = []
+    for n in (1, 2):
+        clock.advance(60_000)
+        firing = record.append(
+            kinds.READING_TAKEN, web, {"kind": "unhealthy", "source": "application"}
+        )
+        firings.append(firing.id)
+        clock.advance(1_000)
+        did = f"restarted: pid {40 + n} stopped, pid {41 + n} started"
+        record.append(kinds.READING_ACTED, web, {"reading": firing.id, "did": did, "pid": 41 + n})
+    clock.advance(1_000)
+    concern = record.append(kinds.CONCERN_RAISED, web, {"readings": firings, "window_s": 600})
+    e.admit(
+        catalog_of(concern_definitions).bind("concern-escalate"), f"concern:{concern.id}", "org"
+    )
+    e.pump()
     return root

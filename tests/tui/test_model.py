@@ -237,3 +237,12 @@ def test_cases_and_fences_have_marks_of_their_own(rows, case_rows):
     assert states(m.tree())["t1/wf1/s0/reconcile/a0"] == "succeeded"
     m.goto(5)  # the effect.unresolved row of t1, before the person resolved it
     assert states(m.tree())["t1/wf1/s0/reconcile/a0"] == "case"
+
+
+def test_readings_and_concerns_have_marks_of_their_own(reading_rows):
+    from hale_runtime.tui.model import row_mark
+
+    marks = {r.kind: row_mark(r) for r in reading_rows}
+    assert marks["reading.taken"] == marks["reading.acted"] == "reading"
+    assert marks["concern.raised"] == "concern"
+    assert marks["workflow.admitted"] == ""

@@ -59,3 +59,9 @@ def test_a_case_on_the_boards_queue(case_rows, snap_compare):
 
 def test_an_effect_nobody_could_vouch_for_is_a_case(case_rows, snap_compare):
     assert snap_compare(app_at(case_rows, 18, "t2"), terminal_size=SIZE)
+
+
+def test_readings_and_the_concern_they_raise(reading_rows, snap_compare):
+    """`≈` beside each reading and what its node did, `‼` beside the concern."""
+    seq = next(r.seq for r in reading_rows if r.kind == "concern.raised")
+    assert snap_compare(app_at(reading_rows, seq), terminal_size=SIZE)
