@@ -172,6 +172,9 @@ def erase(gitdir: str | os.PathLike, digests: Iterable[str]) -> list[str]:
     machine): refs, then the objects. The digests still readable after (said
     by the caller, tried again next time). What this process saw erased is
     not looked for again, unless its ref comes back."""
+    digests = [d for d in digests if DIGEST.fullmatch(d)]
+    if not digests:
+        return []
     repo = pygit2.Repository(str(gitdir))
     where = str(Path(repo.path).resolve())
     todo = []
