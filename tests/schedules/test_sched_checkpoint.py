@@ -54,7 +54,7 @@ def test_a_restart_resumes_from_the_checkpoint_to_the_whole_fold(project, monkey
     org = organization(project, monkeypatch, clock)
     declare_walk(org)
     run_days(org, clock, 3)
-    assert sorted(org.folds) == ["engine", "intake", "scheduler", "settler"]
+    assert sorted(org.folds) == ["concerns", "engine", "intake", "scheduler", "settler"]
     checkpointer = org.tickers[-1].__self__
     checkpointer.every_rows = 1
     path = org.checkpoints.place.folder / checkpointer.tick()
