@@ -5,8 +5,10 @@ An attempt waits for a person in two ways: its performer handed it to one
 crash its performer could not say whether it acted (`effect.unresolved`).
 Either is answered here, from any clone, the legs' way: the verb syncs,
 checks the attempt in the record, and writes `attempt.outcome.requested`
-under the attempt's id (its body names the person, `resolved_by`, and the
-note). A node relays it to the organization, whose Settler has the engine
+under a key of its own, `<attempt>#<n>` (n: the attempt's asks so far, plus
+one; its body names the person, `resolved_by`, and the note), so a resolve
+the organization refuses answers only itself and the next one is heard.
+While an ask of the attempt waits for its answer, another is refused. A node relays it to the organization, whose Settler has the engine
 write the attempt's one outcome, with `resolved_by`, and the execution goes
 on from there (hale_runtime/head/settle.py). Beside a running organism the
 verb waits for the Settler's answer and prints the outcome or why it was
@@ -39,7 +41,7 @@ def resolve(target: str, outcome: str, note: str) -> None:
         fail(f"name the attempt as attempt:<id>, not {target}", EXIT_USAGE)
     attempt = target.removeprefix("attempt:")
     root = find_root()
-    record = _ask(root, attempt, outcome, note)
+    record, ask = _ask(root, attempt, outcome, note)
     not_landed = unlanded(record)
     if not_landed or not organism_running(root):
         click.echo(
@@ -49,11 +51,16 @@ def resolve(target: str, outcome: str, note: str) -> None:
         if not_landed:
             fail(not_landed)
         return
-    answered = _await_answer(record, attempt)
+    answered = _await_answer(record, ask.key)
     if answered is None:
         fail(
             f"asked for attempt:{attempt} {outcome}, but the organization answered nothing "
             "in time; the ask stays in the record"
+        )
+    if answered.body.get("ask", ask.id) != ask.id:
+        fail(
+            f"effect resolve: another ask, {ask.key}, written at the same time from another "
+            "clone, was answered in its place; yours was not read: ask again"
         )
     why = answered.body.get("why", "")
     if why:
@@ -62,7 +69,8 @@ def resolve(target: str, outcome: str, note: str) -> None:
 
 
 def _ask(root, attempt: str, outcome: str, note: str):
-    """Check the attempt as this clone's synced record holds it, and write the ask."""
+    """Check the attempt as this clone's synced record holds it, and write the
+    ask under its own key: (the record, the ask's row)."""
     from hale_runtime.cli.organism import sync_quietly
     from hale_runtime.engine.show import read_root
     from hale_runtime.record import Record
@@ -76,23 +84,36 @@ def _ask(root, attempt: str, outcome: str, note: str):
         fail(f"attempt {attempt} already has its outcome: {a.outcome}")
     if not a.waits_for_person:
         fail(f"attempt {attempt} is not waiting for a person")
-    asked = record.rows(kind=kinds.OUTCOME_REQUESTED, key=attempt)
-    if asked:
-        said = asked[0].body.get("outcome", "")
+    asks = _asks(record, attempt)
+    answered = {r.key for r in record.scan(0, kinds.OUTCOME_ANSWERED, _ranges(attempt))}
+    waiting = [r for r in asks if r.key not in answered]
+    if waiting:
+        said = waiting[0].body.get("outcome", "")
         fail(f"attempt {attempt}'s outcome is asked already ({said}); the organization records it")
     body = {"outcome": outcome, "note": note, "resolved_by": record.who}
-    why = record.judge(kinds.OUTCOME_REQUESTED, attempt, body)
+    ask = f"{attempt}#{len(asks) + 1}"
+    why = record.judge(kinds.OUTCOME_REQUESTED, ask, body)
     if why:  # a person resolves, proven by a key the record binds to them
         fail(f"effect resolve attempt:{attempt}: {why} (`hale dna key register`)")
-    record.append(kinds.OUTCOME_REQUESTED, attempt, body)
-    return record
+    return record, record.append(kinds.OUTCOME_REQUESTED, ask, body)
 
 
-def _await_answer(record, attempt: str):
+def _ranges(attempt: str) -> list:
+    """The attempt's own key (a leg's asks) and every `<attempt>#…` (a person's)."""
+    from hale_runtime.record.index import prefix_range
+
+    return [(attempt, attempt + "\x00"), prefix_range(attempt + "#")]
+
+
+def _asks(record, attempt: str) -> list:
+    return list(record.scan(0, kinds.OUTCOME_REQUESTED, _ranges(attempt)))
+
+
+def _await_answer(record, key: str):
     from hale_runtime.cli.organism import answer_wait_s, wait_for
 
     def found():
-        rows = record.rows(kind=kinds.OUTCOME_ANSWERED, key=attempt)
+        rows = record.rows(kind=kinds.OUTCOME_ANSWERED, key=key)
         return rows[0] if rows else None
 
     return wait_for(record, found, answer_wait_s())

@@ -10,11 +10,13 @@ model calls the leg reports and the grant it was given, so the engine
 journals every call and settles an attempt that spent past its grant as
 failed, naming the overrun. A leg that called without asking its
 allowance had a grant of nothing. `hale dna effect resolve` asks through
-the same row (its body says `resolved_by`, the person, and may carry a
-`note`): it is settled the same way for an attempt of any performer that
-waits for a person (a case on the Board's queue, or an effect its performer
-could not say happened), with `resolved_by` on the outcome, and refused for
-one that does not. Who may resolve is one check, `may_resolve(person,
+the same kind, each ask under its own key, `<attempt>#<n>` (its body says
+`resolved_by`, the person, and may carry a `note`), so a refused resolve
+answers only itself and the next person's is relayed and answered: it is
+settled the same way for an attempt of any performer that waits for a
+person (a case on the Board's queue, or an effect its performer could not
+say happened), with `resolved_by` on the outcome, and refused for one that
+does not, or whose outcome another resolve decided first. Who may resolve is one check, `may_resolve(person,
 writer, attempt)`, that allows anyone until an authority check replaces it. Over a shared record (`owner`, the node's
 HALE_DNA_OWNER) the Settler answers only for tasks its organization owns,
 by the intake's rule, and writes nothing for any other: their owner does.
@@ -124,8 +126,14 @@ class Settler:
         return a, ""
 
     def _waiting_attempt(self, attempt: str) -> tuple[Any, str]:
-        """(the attempt, "") when it waits for a person, else (it or None, why not)."""
+        """(the attempt, "") when it waits for a person, else (it or None, why
+        not). One whose execution settled is no longer in the engine's state:
+        its root is folded from the record (a late ask is rare)."""
         a = self.engine.state.attempts.get(attempt)
+        if a is None:
+            from hale_runtime.engine.show import read_root
+
+            a = read_root(self.record, attempt).attempts.get(attempt)
         if a is None:
             return None, f"no attempt {attempt}"
         if a.outcome is None and not a.waits_for_person:
@@ -159,31 +167,32 @@ class Settler:
         return adm.refused or f"granted {adm.granted}"
 
     def on_outcome_requested(self, message: Any) -> str:
-        """AttemptOutcomeRequested: the leg's outcome, settled by the engine once."""
-        attempt = str(message.body.get("key", ""))
+        """AttemptOutcomeRequested: the leg's outcome, or a person's resolve,
+        settled by the engine once; each ask answered once, by its key."""
+        key = str(message.body.get("key", ""))
         asked = message.body.get("body") or {}
         self.read()
-        if not attempt or attempt in self.settled:
+        if not key or key in self.settled:
             return "answered before"
         self._fold()
+        attempt = attempt_of(key)
         not_ours = self.not_ours(attempt)
         if not_ours:
             return not_ours
         if asked.get("resolved_by"):
             a, why = self._waiting_attempt(attempt)
+            why = why or _unfit_resolve(asked) or _answered_otherwise(a, asked)
             if not why and a.outcome is None:
-                why = _unfit_resolve(asked) or self.may_resolve(
-                    asked["resolved_by"], str(message.body.get("who", "")), a
-                )
+                why = self.may_resolve(asked["resolved_by"], str(message.body.get("who", "")), a)
         else:
             a, why = self._leg_attempt(attempt)
         if not why and a.outcome is None:
             self.engine.inbox.append((attempt, a.performer, self._answer(attempt, asked)))
             self.engine.pump()
-        outcome = a.outcome if a is not None else None
-        body = {"settled": outcome or "", "why": why}
-        self.record.append(f"{OUTCOME}.answered", attempt, body)
-        self.settled.add(attempt)
+        outcome = a.outcome if a is not None and not why else None
+        body = {"settled": outcome or "", "why": why, "ask": str(message.body.get("row", ""))}
+        self.record.append(f"{OUTCOME}.answered", key, body)
+        self.settled.add(key)
         return why or f"settled {outcome}"
 
     def _answer(self, attempt: str, asked: dict[str, Any]) -> Answer:
@@ -200,6 +209,26 @@ class Settler:
         if person:  # a person's decision spends nothing
             return Answer(outcome, asked.get("note") or PERSON_NOTE, resolved_by=person)
         return Answer(outcome, str(asked.get("note", "")), calls=calls, grant=grant)
+
+
+def attempt_of(key: str) -> str:
+    """The attempt an outcome ask is about: a leg's is keyed by the attempt, a
+    person's by `<attempt>#<n>` (an attempt id ends in `/a<n>`, so the last
+    `#` is the ask's)."""
+    attempt, hash_, n = key.rpartition("#")
+    return attempt if hash_ and n.isdigit() else key
+
+
+def _answered_otherwise(a: Any, asked: dict[str, Any]) -> str:
+    """Why a person's resolve of an attempt that has its outcome is refused
+    ("" when the outcome is the one it asks, by the same person: this ask's,
+    written before a crash lost its answer, or its twin's)."""
+    if a.outcome is None:
+        return ""
+    if a.outcome == asked.get("outcome") and a.resolved_by == asked.get("resolved_by"):
+        return ""
+    by = f" (resolved by {a.resolved_by})" if a.resolved_by else ""
+    return f"{a.id} already has its outcome: {a.outcome}{by}"
 
 
 def _unfit_resolve(asked: dict[str, Any]) -> str:

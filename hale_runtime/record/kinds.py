@@ -296,6 +296,14 @@ BUDGET_REFUSED = kind("budget.refused", ID, {}, {"text": TEXT})
 BOARD_CASE = kind(
     "board.case", ID, {}, {"objective": TEXT, "queue": TEXT, "requires": list_of(TEXT)}
 )
+# Keys a row of one kind opens and a row of another closes, by group: the
+# record's index keeps each group's open keys as its rows go in, so a reader
+# lists what is open without reading what closed (`Record.open_keys`). A
+# case: an attempt handed to a person, or one its performer could not say
+# acted, until its outcome.
+OPEN_UNTIL: dict[str, tuple[frozenset[str], frozenset[str]]] = {
+    "case": (frozenset({BOARD_CASE, EFFECT_UNRESOLVED}), frozenset({ATTEMPT_OUTCOME})),
+}
 MUTATION_PREPARED = kind("mutation.prepared", ID, {}, {"review": TEXT, "text": TEXT})
 LEG_OFFERED = kind("leg.offered", ID, {}, {"objective": TEXT, "requires": list_of(TEXT)})
 
@@ -325,7 +333,9 @@ OUTCOME_REQUESTED = kind(
     {"outcome": one_of("succeeded", "failed"), "note": TEXT, "calls": list_of(CALL, 1000),
      "leg": ID, "token": INT, "resolved_by": ID},
 )  # fmt: skip
-OUTCOME_ANSWERED = kind("attempt.outcome.answered", ID, {}, {"settled": TEXT, "why": TEXT})
+OUTCOME_ANSWERED = kind(
+    "attempt.outcome.answered", ID, {}, {"settled": TEXT, "why": TEXT, "ask": TEXT}
+)  # ask: the id of the request row it answers
 
 # claims, the node, the body (node/, memory)
 CLAIM_TAKEN = kind("claim.taken", ID, {}, {"holder": ID, "token": INT, "until": INT})

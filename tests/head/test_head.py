@@ -253,12 +253,12 @@ def test_a_persons_resolve_goes_the_legs_way_and_is_refused_unless_waiting(
     node = _judgments(project)
     attempt = "t1/wf1/s0/j/a0"
     body = {"outcome": "succeeded", "note": "resolved by a person", "resolved_by": "ann@box:c1"}
-    project.record("ann@box:c1").append("attempt.outcome.requested", attempt, body)
+    ask = project.record("ann@box:c1").append("attempt.outcome.requested", attempt, body)
     said = _settle(project, node, "attempt.outcome.requested")
     assert said == f"{attempt} is not waiting for a person"
     assert not project.rows("attempt.outcome", attempt)
     answered = project.rows("attempt.outcome.answered", attempt)[0].body
-    assert answered == {"settled": "", "why": said}
+    assert answered == {"settled": "", "why": said, "ask": ask.id}
 
 
 def _view(head) -> dict:

@@ -39,7 +39,7 @@ def test_close_month_is_reconciled_by_the_service_and_posted_by_a_person(make_cl
     settled = wait_row(b, "workflow.settled", "t1", sync=True)
     assert settled.body == {"outcome": "succeeded"}
     (outcome,) = rows(b, "attempt.outcome", POST, sync=True)
-    who = rows(b, "attempt.outcome.requested", POST, sync=True)[0].who
+    who = rows(b, "attempt.outcome.requested", f"{POST}#1", sync=True)[0].who
     assert outcome.body == {
         "outcome": "succeeded", "performer": "person", "detail": "posted the entries by hand",
         "resolved_by": who,
