@@ -2,12 +2,12 @@
 
 An attempt waits for a person when its performer handed it on the Board's
 queue (`board.case`) or, after a crash, could not say whether it acted
-(`effect.unresolved`). The record's index gives those rows by kind; the
-attempts among them that have an outcome are dropped, their outcomes read
-by key a batch at a time; each root left is folded alone (engine/show.py's
-`read_root`), so a case is listed exactly when the engine's own fold says
-the attempt waits for a person. What that costs grows with the cases the
-record ever held, not with its rows.
+(`effect.unresolved`), until its `attempt.outcome`. The record keeps those
+keys open as their rows go in (`Record.open_keys("case")`, kinds.OPEN_UNTIL),
+so the cases answered long ago are never read; each root left is folded
+alone (engine/show.py's `read_root`), so a case is listed exactly when the
+engine's own fold says the attempt waits for a person. What that costs
+grows with the open cases, not with the record's age.
 
 For whom: the person the Leader named for an ask-person (its
 `intent.offered` row's `whom`), else the Board, whose queue it is.
@@ -23,7 +23,6 @@ from hale_runtime.engine import ids
 from hale_runtime.record import kinds
 
 BOARD = "the Board"
-BATCH = 200  # attempts whose outcomes one index read looks up
 
 
 @dataclass(frozen=True)
@@ -39,18 +38,9 @@ class Case:
 
 def open_cases(record: Any) -> list[Case]:
     """Every attempt waiting for a person, in the order it began to wait."""
-    since: dict[str, int] = {}
-    for row in record.rows(kind=[kinds.BOARD_CASE, kinds.EFFECT_UNRESOLVED]):
-        since.setdefault(row.key, row.at)
-    keys = list(since)
-    for start in range(0, len(keys), BATCH):
-        part = keys[start : start + BATCH]
-        ranges = [(k, k + "\x00") for k in part]
-        for row in record.scan(0, kinds.ATTEMPT_OUTCOME, ranges):
-            since.pop(row.key, None)
     cases: list[Case] = []
     roots: dict[str, Any] = {}
-    for attempt, at in since.items():
+    for attempt, _, at in record.open_keys("case"):
         root = ids.root_of(attempt)
         if root not in roots:
             roots[root] = _read_root(record, root)

@@ -54,7 +54,7 @@ from hale_runtime.record.signing import SIGNED
 TABLE = hashlib.sha256(
     b"".join(Path(m.__file__).read_bytes() for m in (kinds, trust, signing))
 ).hexdigest()[:16]
-VERSION = f"hale-record-index 3 {TABLE}"
+VERSION = f"hale-record-index 4 {TABLE}"
 NAME = "record.index"
 BUSY_MS = 30_000
 CHUNK = 4096  # rows fetched at a time by a scan
@@ -76,8 +76,11 @@ CREATE INDEX IF NOT EXISTS rows_by_key ON rows (key, seq);
 CREATE INDEX IF NOT EXISTS poison_by_seq ON rows (seq) WHERE poison IS NOT NULL;
 CREATE INDEX IF NOT EXISTS rows_by_kind ON rows (kind, seq);
 CREATE INDEX IF NOT EXISTS admissions_by_ask ON rows (ask) WHERE ask IS NOT NULL;
+CREATE TABLE IF NOT EXISTS open_keys (
+    grp TEXT NOT NULL, key TEXT NOT NULL, seq INTEGER NOT NULL, at INTEGER NOT NULL,
+    PRIMARY KEY (grp, key));
 """
-TABLES = ("meta", "commits", "names", "rows")
+TABLES = ("meta", "commits", "names", "rows", "open_keys")
 COLUMNS = "seq, id, kind, key, at, who, clone, body"
 Commit = tuple[str, str, int]  # (hex, parent hex or "", rows it holds)
 # what bodies share: one body of every kind, the most common kinds' last (nearest)
@@ -298,6 +301,21 @@ class Index:
                 return
             yield from map(self._row, chunk)
 
+    def open_keys(self, group: str) -> list[tuple[str, int, int]]:
+        """(key, seq, at) of the group's open keys (kinds.OPEN_UNTIL), in the order
+        they opened: read from the table kept as rows go in, never from the rows."""
+        sql = "SELECT key, seq, at FROM open_keys WHERE grp = ? ORDER BY seq"
+        return [tuple(t) for t in self._q(sql, (group,))]
+
+    def closed(self, group: str, key: str, upto: int) -> bool:
+        """Whether a row up to seq `upto` closes `key` in `group`."""
+        codes = self._kind_codes(sorted(kinds.OPEN_UNTIL[group][1]))
+        sql = (
+            "SELECT 1 FROM rows INDEXED BY rows_by_key WHERE key = ? AND +seq <= ? "
+            f"AND poison IS NULL AND {_among(codes)} LIMIT 1"
+        )
+        return self._q(sql, (key, upto, *codes)).fetchone() is not None
+
     def kinds(self) -> list[str]:
         """Every kind the index holds, found by skipping along the kind index
         (one lookup a kind, whatever the number of rows)."""
@@ -399,6 +417,39 @@ class Index:
                 for r in rows for raw in (bytes.fromhex(r.id),)
             ],
         )  # fmt: skip
+        self._open_and_close(rows, poison)
+
+    def _open_and_close(self, rows: list[Row], poison: dict[str, str]) -> None:
+        """Keep the open keys (kinds.OPEN_UNTIL) as `rows` go in, after them: a
+        key closed anywhere up to the batch's end is not opened."""
+        for group, (opens, closes) in kinds.OPEN_UNTIL.items():
+            marks = self._kind_codes(sorted(closes))
+            for r in rows:
+                if r.id in poison:
+                    continue
+                if r.kind in opens:
+                    self.db.execute(
+                        "INSERT OR IGNORE INTO open_keys SELECT ?, ?, ?, ? WHERE NOT EXISTS "
+                        "(SELECT 1 FROM rows INDEXED BY rows_by_key WHERE key = ? AND "
+                        f"poison IS NULL AND {_among(marks)})",
+                        (group, r.key, r.seq, r.at, r.key, *marks),
+                    )
+                elif r.kind in closes:
+                    self.db.execute(
+                        "DELETE FROM open_keys WHERE grp = ? AND key = ?", (group, r.key)
+                    )
+
+    def _reopen(self) -> None:
+        """The open keys made again from the rows (after a cut took some away)."""
+        self.db.execute("DELETE FROM open_keys")
+        for group, (opens, closes) in kinds.OPEN_UNTIL.items():
+            o, c = self._kind_codes(sorted(opens)), self._kind_codes(sorted(closes))
+            self.db.execute(
+                "INSERT INTO open_keys SELECT ?, key, min(seq), at FROM rows "
+                f"WHERE {_among(o)} AND poison IS NULL AND key NOT IN "
+                f"(SELECT key FROM rows WHERE {_among(c)} AND poison IS NULL) GROUP BY key",
+                (group, *o, *c),
+            )
 
     def cut(self, keep: int) -> None:
         """Forget every commit past the first `keep` (a rewritten chain)."""
@@ -408,7 +459,8 @@ class Index:
     def _cut(self, keep: int) -> None:
         kept = self.end_of(keep - 1) if keep else 0
         self.db.execute("DELETE FROM commits WHERE n >= ?", (keep,))
-        self.db.execute("DELETE FROM rows WHERE seq > ?", (kept,))
+        if self.db.execute("DELETE FROM rows WHERE seq > ?", (kept,)).rowcount:
+            self._reopen()
 
     @contextlib.contextmanager
     def _write(self) -> Iterator[None]:
@@ -441,6 +493,11 @@ def _ask(row: Row) -> str | None:
     """The ask of a `workflow.admitted` row (what `admission` looks up)."""
     ask = row.body.get("ask") if row.kind == kinds.WORKFLOW_ADMITTED else None
     return ask if isinstance(ask, str) else None
+
+
+def _among(codes: Sequence[int]) -> str:
+    """SQL: the row's kind is one of these codes (none: no row)."""
+    return f"kind IN ({','.join('?' * len(codes))})" if codes else "0"
 
 
 def key_ranges(key: str, separators: str) -> list[tuple[str, str | None]]:

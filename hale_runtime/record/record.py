@@ -252,6 +252,25 @@ class Record:
                     return row
         return None
 
+    def open_keys(self, group: str) -> list[tuple[str, int, int]]:
+        """(key, seq, at) of each key a row of the group's opening kinds opened
+        and none of its closing kinds closed (kinds.OPEN_UNTIL), in the order
+        they opened: the index's table, then the tail. What it reads grows with
+        the open keys and the tail, not with the record's age."""
+        self.refresh()
+        opens, closes = row_kinds.OPEN_UNTIL[group]
+        base_rows, index = self._base[1], self._index
+        found = {k: (seq, at) for k, seq, at in (index.open_keys(group) if index else [])}
+        closed: set[str] = set()
+        for row in self.scan(base_rows, [*opens, *closes]):
+            if row.kind in closes:
+                found.pop(row.key, None)
+                closed.add(row.key)
+            elif row.key not in found and row.key not in closed:
+                if not (index and base_rows and index.closed(group, row.key, base_rows)):
+                    found[row.key] = (row.seq, row.at)
+        return sorted(((k, seq, at) for k, (seq, at) in found.items()), key=lambda t: t[1])
+
     def row_at(self, seq: int) -> Row | None:
         """The row at place `seq` of the chain (None past its end)."""
         self.refresh()
