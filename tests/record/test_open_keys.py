@@ -52,7 +52,8 @@ def test_open_keys_in_the_index_and_the_tail(project: Path) -> None:
     record.append_many([row(OUTCOME, "b"), row(CASE, "e"), row(UNSURE, "a")])  # the tail
     assert keys(record) == ["c", "e"]  # a closed in the index stays closed
     (c,) = [t for t in record.open_keys("case") if t[0] == "c"]
-    assert c[1:] == (3, record.row_at(3).at)  # where and when it opened
+    (opened,) = record.rows(kind=CASE, key="c")
+    assert c[1:] == (opened.seq, opened.at)  # where and when it opened
     record.close()
     assert keys(Record.open(project)) == ["c", "e"]
 
