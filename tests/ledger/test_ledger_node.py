@@ -19,15 +19,11 @@ from pg import fresh_database, shared_postgres
 
 from hale_runtime.memory import Fenced, open_memory
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "node"))
+from node_helpers import FAST as NODE_FAST  # noqa: E402
+
 HALE = str(Path(sys.executable).parent / "hale")
-FAST = {
-    "HALE_DNA_TICK": "0.2",
-    "HALE_DNA_LEASE_S": "3",
-    "HALE_DNA_LEASE_RENEW_S": "0.5",
-    "HALE_DNA_LEASE_MARGIN_S": "1",
-    "HALE_DNA_GENOME_POLL": "0",
-    "HALE_DNA_ANSWER_WAIT": "30",
-}
+FAST = {**NODE_FAST, "HALE_DNA_ANSWER_WAIT": "30"}
 
 
 def hale(cwd: Path, env: dict, *args: str) -> subprocess.CompletedProcess:
