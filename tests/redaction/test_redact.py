@@ -49,6 +49,18 @@ def holds(repo: Path, digest: str) -> bool:
     return exists or SECRET.encode() in every
 
 
+def a_key(path: Path) -> str:
+    """A person's own signing key, written where HALE_DNA_KEY names it; its public line."""
+    from cryptography.hazmat.primitives import serialization as ser
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    key = Ed25519PrivateKey.generate()
+    path.write_bytes(key.private_bytes(ser.Encoding.PEM, ser.PrivateFormat.OpenSSH,
+                                       ser.NoEncryption()))  # fmt: skip
+    path.chmod(0o600)
+    return key.public_key().public_bytes(ser.Encoding.OpenSSH, ser.PublicFormat.OpenSSH).decode()
+
+
 @pytest.fixture
 def world(tmp_path: Path):
     remote = tmp_path / "remote.git"
@@ -106,7 +118,10 @@ def test_only_the_writer_or_the_boards_holder_may_redact(world):
     ann, bob = {"HALE_DNA_NODE": "ann@box:a"}, {"HALE_DNA_NODE": "bob@box:b"}
     hale(a, "sense", "billing", "down", "--detail", SECRET, env=ann)
     (reading,) = rows(a, "--kind", "reading.taken")
-    hale(a, "fill", "board", "carol", env=ann)
+    carol = {"HALE_DNA_NODE": "carol@box:c", "HALE_DNA_KEY": str(tmp_path / "carol")}
+    public = a_key(tmp_path / "carol")
+    hale(a, "key", "register", "carol", public)  # by genesis, which holds the unheld Board
+    hale(a, "fill", "board", "carol")
     said = hale(a, "redact", reading["id"], env=bob, code=1)
     assert said == (
         f"hale: redact: row {reading['id'][:12]} was written by ann; only its writer or the "
@@ -116,7 +131,7 @@ def test_only_the_writer_or_the_boards_holder_may_redact(world):
     assert "redact: ROW is a row's id" in hale(a, "redact", "zz", code=2)
     missing = hale(a, "redact", "0" * 64, code=1)
     assert missing == "hale: redact: the record holds no such row; nothing written\n"
-    hale(a, "redact", reading["id"], env={"HALE_DNA_NODE": "carol@box:c"})
+    hale(a, "redact", reading["id"], env=carol)
     assert hale(a, "history", "--kind", "reading.taken").endswith("protected: [redacted]\n")
 
 
