@@ -37,6 +37,7 @@ DNA_COMMANDS: dict[str, str] = {
     "fill": "hale_runtime.cli.fill:fill",
     "whoami": "hale_runtime.cli.keys:whoami",
     "key": "hale_runtime.cli.keys:key",
+    "grant": "hale_runtime.cli.grant:grant",
     "debug": "hale_runtime.cli.debug:debug",
     "task": "hale_runtime.cli.task:task",
     "work": "hale_runtime.cli.work:work",

@@ -101,7 +101,7 @@ def register(identity: str | None, public: str | None) -> None:
     from hale_runtime.record.trust import KEY_REGISTERED
     from hale_runtime.record.trust import identity as identity_of
 
-    record = _record()
+    record = synced_record()
     signer = record.signer
     if signer is None:
         fail(f"no signing key: {record.unsigned_why}")
@@ -127,7 +127,7 @@ def register(identity: str | None, public: str | None) -> None:
         click.echo(f"key:{fingerprint} is {name}'s already, {how}; nothing written")
         return
     body = {"identity": name, "public": keys.encode_public(raw), "bound": bound}
-    _write(record, KEY_REGISTERED, key_of(fingerprint), body)
+    write_judged(record, KEY_REGISTERED, key_of(fingerprint), body, "key")
     how = "endorsed" if strong else "registered by itself (it proves, and gives no authority)"
     click.echo(f"key:{fingerprint} is {name}'s, {how} (key.registered)")
 
@@ -140,20 +140,20 @@ def revoke(fingerprint: str, why: str) -> None:
     from hale_runtime.record.signing import key_of
     from hale_runtime.record.trust import KEY_REVOKED
 
-    record = _record()
+    record = synced_record()
     fingerprint = fingerprint.removeprefix("key:")
     found = record.trust.keys.get(fingerprint)
     if found is None:
         fail(f"the record binds no key {fingerprint} (`hale dna key list`)")
     body = {"identity": found.identity, **({"why": why} if why else {})}
-    _write(record, KEY_REVOKED, key_of(fingerprint), body)
+    write_judged(record, KEY_REVOKED, key_of(fingerprint), body, "key")
     click.echo(f"key:{fingerprint} of {found.identity} is revoked (key.revoked)")
 
 
 @key.command("list")
 def list_keys() -> None:
     """Every key the record binds, with its identity."""
-    record = _record()
+    record = synced_record()
     trust = record.trust
     if not trust.keys:
         click.echo("keys: none bound (`hale dna upgrade` makes your key the record's genesis)")
@@ -165,7 +165,7 @@ def list_keys() -> None:
         click.echo(f"  {fingerprint}  {k.identity} ({how}{state})")
 
 
-def _record():
+def synced_record():
     from hale_runtime.cli.organism import sync_quietly
     from hale_runtime.project import find_root
     from hale_runtime.record import Record
@@ -183,12 +183,14 @@ def _public(trust: Any, text: str) -> bytes | None:
     return keys.decode_public(found.public) if found is not None else keys.decode_public(text)
 
 
-def _write(record: Any, kind: str, row_key: str, body: dict[str, Any]) -> None:
+def write_judged(record: Any, kind: str, row_key: str, body: dict[str, Any], verb: str) -> None:
+    """Write one row of authority, judged first: refused, it writes nothing and
+    says why after `verb` (exit 1)."""
     from hale_runtime.cli.organism import sync_quietly
 
     why = record.judge(kind, row_key, body)
     if why:
-        fail(f"key: {why}")
+        fail(f"{verb}: {why}")
     record.append(kind, row_key, body)
     sync_quietly(record)
 

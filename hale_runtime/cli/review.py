@@ -9,8 +9,9 @@ approval out as a `practice-ratify` execution, whose ratify step writes
 `practice.ratified` and declares the schedule the practice's receipt
 carries (hale_runtime/schedules/ratify.py). Beside a running organism the
 verb waits for the ratify step and prints what it said; from a clone with
-none it says the organization ratifies it when it hears it. Once memory
-names who holds the Board, only its holder decides (exit 1). The verb
+none it says the organization ratifies it when it hears it. Only the
+Board decides, or the Leader inside the grant the Board gave it
+(`hale dna grant`, record/grants.py); anyone else is refused (exit 1). The verb
 syncs with the remote before it reads and after it writes, so a decision
 made on any clone reaches the organism.
 """

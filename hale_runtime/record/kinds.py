@@ -460,6 +460,15 @@ KEY_REGISTERED = kind(
 KEY_REVOKED = kind("key.revoked", ID, {}, {"identity": ID, "why": TEXT})
 # a protected body erased, by digest (record/protected.py); key: the row that named it
 ROW_REDACTED = kind("row.redacted", ID, {"protected": DIGEST}, {"why": TEXT})
+# the Board's grant to a position (record/grants.py): the Review families it decides, until when
+GRANT_FAMILIES = 64  # families one grant names
+GRANT_GIVEN = kind(
+    "grant.given",
+    ID,
+    {"position": ID, "reviews": list_of(ID, GRANT_FAMILIES)},
+    {"until": maybe(INT), "by": ID},
+)
+GRANT_REVOKED = kind("grant.revoked", ID, {"position": ID}, {"by": ID, "why": TEXT})
 ROW_UNREADABLE = "row.unreadable"  # what the record calls a line that is no row (never written)
 
 

@@ -2,13 +2,15 @@
 
 A fold over the chain, in chain order, so every clone judges a row alike.
 It takes in the keys (`key.registered`, `key.revoked`), the positions'
-holders (`position.filled`, `position.vacated`) and the schedules'
-conveners (`schedule.declared`), and judges each *authority row*: a row
-whose kind only some writers may write (`RULES`), given what its batch's
-signature proves (signing.py; the Record pairs them, authority.py). Every
-other row is attributed, never judged. A row that stands changes the fold
-by its content alone (`take`), so the fold is made again from the rows
-that stood, with no signature checked twice.
+holders (`position.filled`, `position.vacated`), the schedules' conveners
+(`schedule.declared`) and the Board's grants with the Reviews' families
+(`grant.given`, `grant.revoked`, `review.opened`: grants.py), and judges
+each *authority row*: a row whose kind only some writers may write
+(`RULES`), given what its batch's signature proves (signing.py; the
+Record pairs them, authority.py). Every other row is attributed, never
+judged. A row that stands changes the fold by its content alone (`take`),
+so the fold is made again from the rows that stood, with no signature
+checked twice.
 
 Identities. A row names its writer in `who` (`alice@host:<clone>`); its
 identity is the part before `@` (`alice`), the name positions are filled
@@ -38,9 +40,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from hale_runtime.record import keys
+from hale_runtime.record import grants, keys
 from hale_runtime.record.kinds import (
     BODY_CLAIMED,
+    GRANT_GIVEN,
+    GRANT_REVOKED,
     KEY_REGISTERED,
     KEY_REVOKED,
     OUTCOME_REQUESTED,
@@ -82,6 +86,7 @@ class Trust:
         self.holders: dict[str, str] = {}  # position -> holder, as filled
         self.owners: dict[str, str] = {}  # position -> the organization owning it
         self.conveners: dict[str, str] = {}  # schedule id -> `position:<p>`
+        self.grants = grants.Grants()  # the Board's grants, the Reviews' families (grants.py)
 
     # ---- the fold ------------------------------------------------------------------
 
@@ -118,6 +123,8 @@ class Trust:
             self.holders.pop(_position(row), None)
         elif row.kind == SCHEDULE_DECLARED and isinstance(body.get("convener"), str):
             self.conveners[row.key] = body["convener"]
+        elif row.kind in grants.KINDS:
+            self.grants.take(row)
 
     def copy(self) -> Trust:
         return Trust.restore(self.snapshot())
@@ -162,6 +169,12 @@ class Trust:
             return key.endorsed and identity(held) == identity(who)
         return fingerprint == self.genesis
 
+    def not_board(self, row: Row, fingerprint: str) -> str:
+        """Why `row`, signed with `fingerprint`, is not the Board's ("" when it is)."""
+        if self.is_board(row.who, fingerprint):
+            return ""
+        return f"{row.key} is not signed by the Board's holder"
+
     def is_genesis(self, who: str, fingerprint: str) -> bool:
         """Whether `who` signs with the live genesis key (it binds keys even once
         the Board is held, until the Board revokes it)."""
@@ -190,6 +203,7 @@ class Trust:
             "holders": dict(self.holders),
             "owners": dict(self.owners),
             "conveners": dict(self.conveners),
+            "grants": self.grants.snapshot(),
         }
 
     @classmethod
@@ -200,6 +214,7 @@ class Trust:
         trust.holders = dict(data["holders"])
         trust.owners = dict(data["owners"])
         trust.conveners = dict(data["conveners"])
+        trust.grants = grants.Grants.restore(data.get("grants"))
         return trust
 
 
@@ -211,7 +226,7 @@ def _position(row: Row) -> str:
 
 
 def _by_board(trust: Trust, row: Row, fp: str) -> str:
-    return "" if trust.is_board(row.who, fp) else f"{row.key} is not signed by the Board's holder"
+    return trust.not_board(row, fp)
 
 
 def _by_board_or_convener(trust: Trust, row: Row, fp: str) -> str:
@@ -308,7 +323,9 @@ RULES: dict[str, Rule] = {
     KEY_REVOKED: _key_revoked,
     POSITION_FILLED: _by_board,
     POSITION_VACATED: _by_board,
-    REVIEW_DECIDED: _by_board,
+    REVIEW_DECIDED: grants.decided_rule,
+    GRANT_GIVEN: grants.grant_rule,
+    GRANT_REVOKED: grants.grant_rule,
     SCHEDULE_REQUESTED: _by_board_or_convener,
     SCHEDULE_PAUSED: _by_board_or_convener,
     SCHEDULE_RESUMED: _by_board_or_convener,
@@ -316,5 +333,7 @@ RULES: dict[str, Rule] = {
     BODY_CLAIMED: _by_owner,
 }
 # the kinds whose rows change what the fold knows
-STATE_KINDS = frozenset({*KEY_KINDS, POSITION_FILLED, POSITION_VACATED, SCHEDULE_DECLARED})
+STATE_KINDS = frozenset(
+    {*KEY_KINDS, POSITION_FILLED, POSITION_VACATED, SCHEDULE_DECLARED, *grants.KINDS}
+)
 KINDS = frozenset({*RULES, *STATE_KINDS})  # every kind the fold reads

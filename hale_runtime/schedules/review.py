@@ -9,7 +9,8 @@ on its holder's hat.
 
 The Board decides, proven by key: in a record with a genesis a decision
 must be signed by the Board's holder, or by genesis while the Board is
-unheld (record/trust.py); any other is refused at the record's door, and a
+unheld (record/trust.py), or by the Leader's holder inside the Board's
+grant (record/grants.py); any other is refused at the record's door, and a
 forged one is refused as it joins the chain, so the organization never
 ratifies it. A record from before signing keeps the old word
 (`board_refusal`): once memory's graph names who holds the Board only its
@@ -90,7 +91,8 @@ def targets(record: Record, target: str) -> list[Review]:
 def board_refusal(memory: Any | None, record: Record, key: str) -> str:
     """Why this writer may not decide the Review `key`, or "". A signed record
     (one with a genesis) judges by key: only the Board's holder, or genesis
-    while the Board is unheld (record/trust.py). A record from before
+    while the Board is unheld (record/trust.py), or the Leader's holder
+    inside its grant (record/grants.py). A record from before
     signing keeps the old word: memory's holder of the Board, or anyone
     while nobody holds it or no memory is named to say."""
     if record.trust.genesis:
