@@ -103,6 +103,8 @@ class Record:
         self._rows: list[Row] = []
         self._ids: dict[str, int] = {}  # tail row id -> seq
         self._poison: dict[str, str] = {}  # tail row id -> why it does not fit its kind
+        self._config = loose.common_dir(repo) / "config"
+        self._remote_seen: tuple[tuple[int, int] | None, str | None] | None = None
 
     @classmethod
     def open(
@@ -281,7 +283,23 @@ class Record:
         return self._index.row_at(seq) if self._index is not None and seq > 0 else None
 
     def remote(self) -> str | None:
-        """The remote the record syncs with: `hale.remote`, else origin, else the only one."""
+        """The remote the record syncs with: `hale.remote`, else origin, else the only one.
+
+        Asked at every read of the stamped prefix, so the answer is kept until the
+        repository's config file changes (a stat, where listing remotes parses it)."""
+        try:
+            stat = self._config.stat()
+            version: tuple[int, int] | None = (stat.st_mtime_ns, stat.st_size)
+        except OSError:
+            version = None
+        cached = self._remote_seen
+        if cached is not None and version is not None and cached[0] == version:
+            return cached[1]
+        chosen = self._choose_remote()
+        self._remote_seen = (version, chosen)
+        return chosen
+
+    def _choose_remote(self) -> str | None:
         names = [r.name for r in self.repo.remotes]
         chosen = self.repo.config["hale.remote"] if "hale.remote" in self.repo.config else None
         if chosen:

@@ -221,3 +221,16 @@ def test_a_lock_left_behind_is_named(record: Record, project: Path, monkeypatch)
     (project / ".git" / f"{RECORD_REF}.lock").write_text("")
     with pytest.raises(RecordError, match=r"refs/dna/record stays locked by .*record\.lock"):
         record.append("a.b", "j", {})
+
+
+def test_the_remote_follows_the_config_while_the_record_is_open(
+    record: Record, project: Path
+) -> None:
+    """The remote is kept between reads, and a remote added by git meanwhile is seen."""
+    assert record.remote() is None
+    subprocess.run(["git", "-C", str(project), "remote", "add", "mirror", "/nowhere"], check=True)
+    assert record.remote() == "mirror"
+    subprocess.run(["git", "-C", str(project), "remote", "add", "origin", "/elsewhere"], check=True)
+    assert record.remote() == "origin"
+    subprocess.run(["git", "-C", str(project), "config", "hale.remote", "mirror"], check=True)
+    assert record.remote() == "mirror"
