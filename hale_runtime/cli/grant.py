@@ -27,7 +27,7 @@ from hale_runtime.cli.common import EXIT_USAGE, fail
 def grant(words: tuple[str, ...], reviews: str, until: str) -> None:
     """Grant the Leader Reviews (`grant leader --reviews operating`), end it
     (`grant revoke leader`), or list the grants (`grant`)."""
-    from hale_runtime.cli.keys import synced_record, write_judged
+    from hale_runtime.cli.keys import landed, synced_record, write_judged
     from hale_runtime.record.grants import key_of
     from hale_runtime.record.kinds import GRANT_GIVEN, GRANT_REVOKED
 
@@ -48,12 +48,14 @@ def grant(words: tuple[str, ...], reviews: str, until: str) -> None:
         ended = {"position": position, "by": by}
         write_judged(record, GRANT_REVOKED, key, ended, f"grant revoke {position}")
         click.echo(f"{key} is revoked: position:{position} decides no Reviews (grant.revoked)")
+        landed(record)
         return
     body: dict[str, Any] = {"position": position, "reviews": _families(record, reviews), "by": by}
     if until:
         body["until"] = _until(until, record.clock())
     write_judged(record, GRANT_GIVEN, key, body, f"grant {position}")
     click.echo(f"{key}: position:{position} decides {_says(body)} (grant.given)")
+    landed(record)
 
 
 def grant_lines(trust: Any, now: int) -> list[str]:

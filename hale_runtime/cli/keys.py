@@ -130,6 +130,7 @@ def register(identity: str | None, public: str | None) -> None:
     write_judged(record, KEY_REGISTERED, key_of(fingerprint), body, "key")
     how = "endorsed" if strong else "registered by itself (it proves, and gives no authority)"
     click.echo(f"key:{fingerprint} is {name}'s, {how} (key.registered)")
+    landed(record)
 
 
 @key.command("revoke")
@@ -148,6 +149,7 @@ def revoke(fingerprint: str, why: str) -> None:
     body = {"identity": found.identity, **({"why": why} if why else {})}
     write_judged(record, KEY_REVOKED, key_of(fingerprint), body, "key")
     click.echo(f"key:{fingerprint} of {found.identity} is revoked (key.revoked)")
+    landed(record)
 
 
 @key.command("list")
@@ -185,14 +187,18 @@ def _public(trust: Any, text: str) -> bytes | None:
 
 def write_judged(record: Any, kind: str, row_key: str, body: dict[str, Any], verb: str) -> None:
     """Write one row of authority, judged first: refused, it writes nothing and
-    says why after `verb` (exit 1)."""
-    from hale_runtime.cli.organism import sync_quietly
-
+    says why after `verb` (exit 1). The caller says what it wrote, then `landed`."""
     why = record.judge(kind, row_key, body)
     if why:
         fail(f"{verb}: {why}")
     record.append(kind, row_key, body)
-    sync_quietly(record)
+
+
+def landed(record: Any) -> None:
+    """Exit 1 saying so when the row just written has not reached the remote."""
+    from hale_runtime.cli.organism import exit_unless_landed
+
+    exit_unlesslanded(record)
 
 
 def make_genesis(record: Any) -> str:

@@ -9,9 +9,16 @@ made before rows were signed gets its genesis here: the current user's key
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import click
 
 from hale_runtime.cli.common import fail
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from hale_runtime.record import Record
 
 
 @click.command("upgrade")
@@ -23,11 +30,10 @@ def upgrade() -> None:
     root = find_root()
     version = _version()
     changes = upgrade_plan(root)
-    genesis = _genesis(root)
+    genesis, record = _genesis(root)
     if not changes:
         click.echo(f"upgrade: nothing to change; workflows.hl and vendor/dna are hale {version}'s")
-        if genesis:
-            click.echo(genesis)
+        _say_genesis(genesis, record)
         return
     try:
         apply_plan(root, changes)
@@ -37,11 +43,19 @@ def upgrade() -> None:
     for c in changes:
         click.echo(f"  {c.verb} {c.path}")
     click.echo("dna/org/own_workflows.hl is untouched; commit the change to take it to the forge")
+    _say_genesis(genesis, record)
+
+
+def _say_genesis(genesis: str, record: Record) -> None:
+    """Say the genesis written (if any), and exit 1 when the remote does not hold it."""
+    from hale_runtime.cli.organism import exit_unless_landed
+
     if genesis:
         click.echo(genesis)
+        exit_unless_landed(record)
 
 
-def _genesis(root) -> str:
+def _genesis(root: Path) -> tuple[str, Record]:
     """A record made before signing gets this user's key as its genesis: its
     unsigned rows read as before, and authority rows after it must be signed."""
     from hale_runtime.cli.keys import make_genesis
@@ -50,10 +64,7 @@ def _genesis(root) -> str:
 
     record = Record.open(root)
     sync_quietly(record)  # a genesis another clone made already is the one
-    line = make_genesis(record)
-    if line:
-        sync_quietly(record)
-    return line
+    return make_genesis(record), record
 
 
 def _version() -> str:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from node_helpers import Node, clone, hale, make_dna_forge, sh, wait_for
 
-from hale_runtime.record import Record
+from hale_runtime.record import Record, keys
 
 ENV = {"HALE_DNA_ANSWER_WAIT": "30"}
 
@@ -62,6 +62,18 @@ def test_a_clone_of_the_project_itself_syncs_every_row_or_says_so(tmp_path, node
     assert organism.stop() == 0, organism.log()
 
 
+def ssh_public() -> tuple[str, str]:
+    """A fresh Ed25519 public key as an OpenSSH line, and its fingerprint."""
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    public = Ed25519PrivateKey.generate().public_key()
+    line = public.public_bytes(serialization.Encoding.OpenSSH, serialization.PublicFormat.OpenSSH)
+    raw = public.public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
+    return line.decode(), keys.fingerprint(raw)
+
+
+ANN_KEY, ANN_FINGERPRINT = ssh_public()
 WRITERS = [  # (argv, what it prints on stdout, the kind it writes)
     (["schedule", "declare", "nightly", "--every", "3600000", "--definition", "optimize-walk",
       "--convener", "leader"], "schedule nightly asked", "schedule.requested"),
@@ -69,6 +81,10 @@ WRITERS = [  # (argv, what it prints on stdout, the kind it writes)
     (["task", "cancel", "t1"], "cancel of t1 asked", "workflow.cancel_requested"),
     (["fill", "leader", "ann"], "position:leader is held by ann", "position.filled"),
     (["body", "provision", "localhost"], "host localhost provisioned", "body.provisioned"),
+    (["key", "register", "ann", ANN_KEY], "is ann's, endorsed", "key.registered"),
+    (["key", "revoke", ANN_FINGERPRINT], "of ann is revoked", "key.revoked"),
+    (["grant", "leader", "--reviews", "operating"], "(grant.given)", "grant.given"),
+    (["grant", "revoke", "leader"], "(grant.revoked)", "grant.revoked"),
 ]  # fmt: skip
 
 
