@@ -49,21 +49,29 @@ def shown_by_scan(rows: list[Any], task: str) -> str | None:
     if task not in state.tasks:
         return None
     root = ids.root_of(task)
-    by = next((r.who for r in rows if r.kind == "workflow.admitted" and r.key == root), "")
-    return render(state, task, by)
+    admitted = [r for r in rows if r.kind == "workflow.admitted" and r.key == root]
+    started = [r for r in rows if admitted and r.kind == "node.started"
+               and r.key == f"node/{admitted[0].who}"]  # fmt: skip
+    return render(state, task, _admitter(admitted, started))
 
 
 def admitted_by(record: Any, task: str) -> str:
     """The body (its holder, and its owner when it runs as one) whose `workflow.admitted`
-    minted `task`'s root ("" when none). The owner is the one the body's latest
-    `node.started` before the admission named."""
-    found = record.rows(kind="workflow.admitted", key=ids.root_of(task))
-    if not found:
+    minted `task`'s root ("" when none)."""
+    admitted = record.rows(kind="workflow.admitted", key=ids.root_of(task))
+    if not admitted:
         return ""
-    admitted = found[0]
-    started = record.rows(kind="node.started", key=f"node/{admitted.who}")
-    owners = [r.body.get("owner") for r in started if r.at <= admitted.at]
-    return f"{admitted.who} (owner {owners[-1]})" if owners and owners[-1] else admitted.who
+    return _admitter(admitted, record.rows(kind="node.started", key=f"node/{admitted[0].who}"))
+
+
+def _admitter(admitted: list[Any], started: list[Any]) -> str:
+    """The first admission's body, and its owner: the one the body's latest
+    `node.started` before the admission named."""
+    if not admitted:
+        return ""
+    first = admitted[0]
+    owners = [r.body.get("owner") for r in started if r.at <= first.at]
+    return f"{first.who} (owner {owners[-1]})" if owners and owners[-1] else first.who
 
 
 def render(state: State, task: str, by: str = "") -> str:

@@ -99,6 +99,8 @@ def test_show_by_key_prints_what_a_scan_of_the_record_prints(tmp_path_factory, s
             e.reply(f"t{n}/wf1/s0/a/a0", "person", FAILED, "no")
         elif step == "noise":
             e.record.append_many([("note.made", key, {"n": n}) for key in NEIGHBOURS])
+            started = {"owner": f"owner{n}", "holder": e.record.who}  # the admitter's owner now
+            e.record.append("node.started", f"node/{e.record.who}", started)
         elif step == "persist":
             e.record.close()  # its stamped rows move into the index
             e = org.engine()
