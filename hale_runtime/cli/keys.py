@@ -198,7 +198,7 @@ def landed(record: Any) -> None:
     """Exit 1 saying so when the row just written has not reached the remote."""
     from hale_runtime.cli.organism import exit_unless_landed
 
-    exit_unlesslanded(record)
+    exit_unless_landed(record)
 
 
 def make_genesis(record: Any) -> str:
