@@ -67,7 +67,7 @@ def test_a_node_syncs_and_goes_on_through_foreign_commits(tmp_path: Path, nodes)
     foreign = sum(1 for shape in PUSHED if SHAPES[shape][1]) + 1  # and the not-UTF-8 line
     wait_for(lambda: len(placeholders(root)) == foreign, 60, "every foreign commit synced")
     bad = {r.id for r in placeholders(root)}
-    wait_for(lambda: bad <= set(quarantined(root)), 60, "every foreign commit quarantined")
+    wait_for(lambda: bad <= set(quarantined(root)), 180, "every foreign commit quarantined")
     task = admits(root, 1)
     assert node.proc.poll() is None, node.log()
 
