@@ -35,28 +35,24 @@ def effect() -> None:
 @click.option("--note", default="", help="what the person found or did (the outcome's detail)")
 def resolve(target: str, outcome: str, note: str) -> None:
     """Answer an attempt waiting for a person with the outcome the person decided."""
-    from hale_runtime.cli.organism import organism_running, unlanded
+    from hale_runtime.cli.organism import answer_or_leave
 
     if not target.startswith("attempt:"):
         fail(f"name the attempt as attempt:<id>, not {target}", EXIT_USAGE)
     attempt = target.removeprefix("attempt:")
     root = find_root()
     record, ask = _ask(root, attempt, outcome, note)
-    not_landed = unlanded(record)
-    if not_landed or not organism_running(root):
-        click.echo(
-            f"attempt:{attempt} {outcome} asked (attempt.outcome.requested); "
-            "the organization records it when it hears it"
-        )
-        if not_landed:
-            fail(not_landed)
-        return
-    answered = _await_answer(record, ask.key)
+    answered = answer_or_leave(
+        root,
+        record,
+        f"attempt:{attempt} {outcome} asked (attempt.outcome.requested); "
+        "the organization records it when it hears it",
+        lambda: _answer(record, ask.key),
+        f"asked for attempt:{attempt} {outcome}, but the organization answered nothing "
+        "in time; the ask stays in the record",
+    )
     if answered is None:
-        fail(
-            f"asked for attempt:{attempt} {outcome}, but the organization answered nothing "
-            "in time; the ask stays in the record"
-        )
+        return
     if answered.body.get("ask", ask.id) != ask.id:
         fail(
             f"effect resolve: another ask, {ask.key}, written at the same time from another "
@@ -109,11 +105,7 @@ def _asks(record, attempt: str) -> list:
     return list(record.scan(0, kinds.OUTCOME_REQUESTED, _ranges(attempt)))
 
 
-def _await_answer(record, key: str):
-    from hale_runtime.cli.organism import answer_wait_s, wait_for
-
-    def found():
-        rows = record.rows(kind=kinds.OUTCOME_ANSWERED, key=key)
-        return rows[0] if rows else None
-
-    return wait_for(record, found, answer_wait_s())
+def _answer(record, key: str):
+    """The organization's answer to the resolve asked under `key`, if any yet."""
+    rows = record.rows(kind=kinds.OUTCOME_ANSWERED, key=key)
+    return rows[0] if rows else None

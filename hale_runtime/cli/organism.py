@@ -137,3 +137,27 @@ def organism_running(root: Path, now_ms: int | None = None) -> bool:
     finally:
         memory.close()
     return any(now_ms - int(b or 0) <= HEARTBEAT_FRESH_MS for b in beats)
+
+
+def answer_or_leave(
+    root: Path, record: Record, asked: str, find: Callable[[], T | None], silence: str
+) -> T | None:
+    """A writing verb's wait for the organization's answer to the ask it wrote.
+
+    None, having said `asked`, when no organization runs to answer (or exit 1
+    when the rows did not reach the remote); else the answer `find` reads,
+    or exit 1 saying `silence` when none came in time."""
+    import click
+
+    from hale_runtime.cli.common import fail
+
+    not_landed = unlanded(record)
+    if not_landed or not organism_running(root):
+        click.echo(asked)
+        if not_landed:
+            fail(not_landed)
+        return None
+    answer = wait_for(record, find, answer_wait_s())
+    if answer is None:
+        fail(silence)
+    return answer

@@ -30,7 +30,7 @@ def task() -> None:
 def create(objective: str, judgment: bool, to: str, target: str) -> None:
     """Ask for OBJECTIVE to be done, and wait for the organization's answer."""
     from hale_runtime.asks import request as ask
-    from hale_runtime.cli.organism import answer_wait_s, organism_running, unlanded, wait_for
+    from hale_runtime.cli.organism import answer_or_leave
     from hale_runtime.project import find_root
     from hale_runtime.record import Record
 
@@ -41,21 +41,17 @@ def create(objective: str, judgment: bool, to: str, target: str) -> None:
     root = find_root()
     record = Record.open(root)
     row = ask.request(record, objective, target, judgment, to)
-    not_landed = unlanded(record)
-    if not_landed or not organism_running(root):
-        click.echo(
-            f"ask {row.key} is in the record (intent.requested by {record.who}); "
-            "an organization admits it when it hears it"
-        )
-        if not_landed:
-            fail(not_landed)
-        return
-    answered = wait_for(record, lambda: ask.answer(record, row.key), answer_wait_s())
+    answered = answer_or_leave(
+        root,
+        record,
+        f"ask {row.key} is in the record (intent.requested by {record.who}); "
+        "an organization admits it when it hears it",
+        lambda: ask.answer(record, row.key),
+        f"asked ({row.key}), but the organization journaled no answer in time; the ask "
+        "stays in the record, and a running organization admits it when it hears it",
+    )
     if answered is None:
-        fail(
-            f"asked ({row.key}), but the organization journaled no answer in time; the ask "
-            "stays in the record, and a running organization admits it when it hears it"
-        )
+        return
     answer, task_id = answered
     if answer.kind == kinds.INTENT_REFUSED:
         click.echo(f"task create: {answer.body.get('reason', 'refused')}")
@@ -68,7 +64,7 @@ def create(objective: str, judgment: bool, to: str, target: str) -> None:
 @click.argument("task_id", metavar="TASK")
 def cancel(task_id: str) -> None:
     """Ask the organization to cancel root TASK, fencing everything below it."""
-    from hale_runtime.cli.organism import answer_wait_s, organism_running, unlanded, wait_for
+    from hale_runtime.cli.organism import answer_or_leave
     from hale_runtime.engine import cancel as cancels
     from hale_runtime.project import find_root
     from hale_runtime.record import Record
@@ -76,21 +72,17 @@ def cancel(task_id: str) -> None:
     root = find_root()
     record = Record.open(root)
     row = cancels.request(record, task_id)
-    not_landed = unlanded(record)
-    if not_landed or not organism_running(root):
-        click.echo(
-            f"cancel of {task_id} asked ({cancels.REQUESTED} {row.key}); "
-            "the organization answers it when it hears it"
-        )
-        if not_landed:
-            fail(not_landed)
-        return
-    answer = wait_for(record, lambda: cancels.answer_of(record, row.key), answer_wait_s())
+    answer = answer_or_leave(
+        root,
+        record,
+        f"cancel of {task_id} asked ({cancels.REQUESTED} {row.key}); "
+        "the organization answers it when it hears it",
+        lambda: cancels.answer_of(record, row.key),
+        f"asked ({row.key}), but the organization answered nothing in time; the ask "
+        "stays in the record, and a running organization answers it when it hears it",
+    )
     if answer is None:
-        fail(
-            f"asked ({row.key}), but the organization answered nothing in time; the ask "
-            "stays in the record, and a running organization answers it when it hears it"
-        )
+        return
     if not answer.body.get("cancelled"):
         click.echo(f"task cancel: refused: {answer.body.get('why', '')}")
         raise SystemExit(1)
