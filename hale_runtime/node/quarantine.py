@@ -10,7 +10,9 @@ The row itself stays in the record, which is append-only.
 
 `Quarantined` is the fold: fed every row in chain order (poison included),
 it knows which rows are poison and which a `row.quarantined` row already
-answers, so a restart writes nothing twice. `Quarantine` is the writer the
+answers, so a restart writes nothing twice. It is fed across the rebases a
+sync makes: a poison row another clone pushed can land below rows this
+clone already read, and must still be found. `Quarantine` is the writer the
 organization ticks: parts report what raised (`report`), and `write`
 answers every poison row not yet answered. The host keeps one too, for
 what its projection could not apply (`find=False`: the rows that do not
@@ -87,13 +89,21 @@ class Quarantine:
         self.sync = sync or (lambda _record: None)
         self.say = say or (lambda line: print(f"hale: {line}", file=sys.stderr, flush=True))
         self.fold = Quarantined()
-        self.cursor = 0
+        self.stamped = 0  # the rows up to here are folded for good
 
     def read(self) -> None:
-        """Fold the rows appended since the last read."""
+        """Fold what is new. The stamped prefix never moves, so its rows are
+        folded once; the unstamped tail is folded again at each read, since a
+        sync's rebase slips rows another clone wrote below any place in it
+        (follow.py). The fold takes a row twice as once, and the tail is the
+        rows not yet at the remote, a tick's worth."""
+        stamped = self.record.stamped_count()
+        if stamped > self.stamped:
+            fold(self.fold, self.record, self.stamped, stamped, self.find)
+            self.stamped = stamped
         end = self.record.cursor()
-        fold(self.fold, self.record, self.cursor, end, self.find)
-        self.cursor = end
+        if end > self.stamped:
+            fold(self.fold, self.record, self.stamped, end, self.find)
 
     def report(self, row_id: str, kind: Any, why: str) -> None:
         self.fold.report(row_id, kind, why)
