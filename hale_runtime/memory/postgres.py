@@ -8,6 +8,12 @@ arrives, so a take that waited on a racer's row lock decides on the earlier
 time and errs towards refusing. The fence check inside a transaction locks
 the claim row `FOR SHARE`, so a takeover waits until the fenced write has
 committed.
+
+An append to the ledger is one statement in its own transaction (autocommit:
+one round trip, one commit), prepared on first use: the claim row read
+`FOR SHARE` in a CTE, the rows inserted from arrays joined to it, so a stale
+epoch inserts nothing, and the count of claim rows it found says which
+(docs/record.md, "Fenced appends").
 """
 
 from __future__ import annotations
@@ -22,6 +28,19 @@ from hale_runtime.memory.dsn import redact
 from hale_runtime.memory.schema import PG_MIGRATE_LOCK
 from hale_runtime.memory.store import Exec, SqlMemory
 from hale_runtime.memory.types import MemoryFailed
+
+NOW_SQL = "(extract(epoch FROM statement_timestamp()) * 1000)::bigint"
+# the ledger's fenced append, any number of rows in one statement: `c` is the live
+# claim row, locked FOR SHARE until commit (a takeover's UPDATE of it waits, and a
+# statement that waited re-reads the row it locked); no row of `c`, nothing inserted
+LEDGER_APPEND = f"""WITH c AS (
+        SELECT token FROM claims WHERE key = %s AND token = %s
+        AND until_ms > {NOW_SQL} FOR SHARE),
+    ins AS (INSERT INTO ledger (id, line, epoch)
+        SELECT r.id, r.line, c.token FROM c, unnest(%s::text[], %s::text[])
+            WITH ORDINALITY AS r(id, line, n)
+        ORDER BY r.n ON CONFLICT (id) DO NOTHING RETURNING 1)
+    SELECT count(*) FROM c"""
 
 CONNECT_TIMEOUT_S = 10
 
@@ -38,7 +57,7 @@ class PostgresMemory(SqlMemory):
     """Memory in a PostgreSQL database; one instance per thread."""
 
     dialect = "postgresql"
-    now_sql = "(extract(epoch FROM statement_timestamp()) * 1000)::bigint"
+    now_sql = NOW_SQL
     param = "%s"
     lock_row = " FOR SHARE"
     table_exists = (
@@ -69,6 +88,20 @@ class PostgresMemory(SqlMemory):
                 yield self._run
         except psycopg.Error as error:  # BEGIN or COMMIT failed
             raise MemoryFailed(f"memory {redact(self.dsn)}: {error}") from error
+
+    def ledger_append(self, rows: list[tuple[str, str]], fence: tuple[str, int]) -> None:
+        """SqlMemory.ledger_append in one statement (LEDGER_APPEND)."""
+        if not rows:
+            return
+        key, epoch = fence
+        ids, lines = [i for i, _ in rows], [line for _, line in rows]
+        try:
+            found = self._conn.execute(LEDGER_APPEND, (key, epoch, ids, lines), prepare=True)
+            live = found.fetchone()[0]
+        except psycopg.Error as error:
+            raise MemoryFailed(f"memory {redact(self.dsn)}: {error}") from error
+        if not live:  # nothing was written; staleness never heals, so this says why
+            raise self._fenced(key, epoch)
 
     def _lock_migrations(self, run: Exec) -> None:
         run("SELECT pg_advisory_xact_lock(%s)", (PG_MIGRATE_LOCK,))

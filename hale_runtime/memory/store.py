@@ -335,7 +335,8 @@ class SqlMemory(ABC):
     # -- the ledger (ledger/) ----------------------------------------------------
     def ledger_append(self, rows: list[tuple[str, str]], fence: tuple[str, int]) -> None:
         """Append rows (id, stored line) in one transaction, only while claim `fence`
-        (key, epoch) is live: Fenced, with nothing written, under a stale epoch."""
+        (key, epoch) is live: Fenced, with nothing written, under a stale epoch.
+        A row whose id the ledger holds already is held once."""
         key, epoch = fence
         sql = self.q(LEDGER_APPEND.replace("{lock}", self.lock_row))
         with self._transaction() as run:
