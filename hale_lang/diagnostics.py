@@ -26,10 +26,13 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class Span:
     """A region of one source file. Lines and columns count from 1;
-    `end_col` is exclusive, as Lark reports it."""
+    `end_col` is exclusive, as Lark reports it. Treated as immutable (it is
+    hashed), but not frozen: a frozen dataclass's `__init__` sets each field
+    through `object.__setattr__`, four times the cost, and the parser makes
+    one Span per node."""
 
     path: str
     line: int
