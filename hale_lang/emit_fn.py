@@ -2,7 +2,7 @@
 
 Statements become Python statements one for one, at the same nesting
 (limits.py keeps that within Python's limits). Every call takes a step at
-entry; a `while` iterates the step iterator `_C` itself; a `for` over a
+entry (`for _ in _C: break`, its `else` out of steps); a `while` iterates the step iterator `_C` itself; a `for` over a
 List or Map takes its items with a step each from `_C` (`compress`, as
 every step is a true number); a `for` over a range pays for its
 iterations in advance through the meter (`_M.loop`), and `break` and
@@ -58,14 +58,17 @@ class FnEmitter(ExprEmitter):
         params = ", ".join("v_" + p.name for p in fn.params)
         mod.line(f"def {self.pyname}({params}):", fn.name_span)
         mod.indent += 1
-        self.line(mod.mark("_next(_C)", fn.name_span, "step"), fn.name_span)
+        # the call's step: a `for` that breaks at once pulls it with FOR_ITER,
+        # cheaper than calling `next` (fib(25) 12.6 -> 11.8 ms)
+        self.line("for _ in _C: break", fn.name_span)
+        self.line("else: " + mod.mark("_over()", fn.name_span, "step"), fn.name_span)
         if self.growth_sites:
             sites = " = ".join(self.growth_sites.values())
             self.line(f"{sites} = {GROWTH}", fn.name_span)
         for st in _append_sites(fn.body):  # each site's count, before anything runs
             site = self.appends[id(st)]
             if isinstance(st.value.right, n.StrLit):
-                self.line(f"{site} = _k{site[2:]} = 1", fn.name_span)
+                self.line(f"{site} = _NOSTEP; _k{site[2:]} = 1", fn.name_span)
             else:
                 self.line(f"{site} = 0", fn.name_span)
         if mod.hooked:
@@ -236,8 +239,11 @@ class FnEmitter(ExprEmitter):
                 k = "_k" + site[2:]
                 call = f"_appended_literal({v}, {k}, {len(value.right.value)})"
                 charge = self.mod.mark(call, value.span, "meter")
-                self.line(f"{site} -= 1", s.span)
-                self.line(f"if not {site}: {site} = {k} = {charge}", s.span)
+                # the countdown pulls from an iterator of the appends left
+                # before the next charge: an Int countdown costs a new Int
+                # at every append past 256 (+= "x" 10^5 times 6.3 -> 5.7 ms)
+                self.line(f"for _ in {site}: break", s.span)
+                self.line(f"else: {k}, {site} = {charge}", s.span)
             else:  # count the length of every result, and charge by the batch
                 charge = self.mod.mark(f"_appended({v}, {site})", value.span, "meter")
                 self.line(f"if ({site} := {site} + len({v})) > _AB: {site} = {charge}", s.span)

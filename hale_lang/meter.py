@@ -415,15 +415,20 @@ def appended(s: str, produced: int) -> int:
     return 0
 
 
-def appended_literal(s: str, count: int, piece: int) -> int:
+_APPEND_ONES = b"\x01" * APPEND_COUNT
+
+
+def appended_literal(s: str, count: int, piece: int) -> tuple[int, Iterator[int]]:
     """A `s += "literal"` site appended `count` times since its last charge:
     charge each as producing the length `s` has now, hold `s` (see
-    `appended`), and return how many appends to let pass before the next
-    charge, so that `s` grows by at most a batch between two."""
+    `appended`), and return how many appends make the next charge, so that
+    `s` grows by at most a batch between two, with an iterator of the
+    appends to let pass before it (the site pulls one an append)."""
     m = current()
     m.charge(count * len(s) // STR_PER_STEP)
     m.built(s)
-    return max(1, min(APPEND_COUNT, append_batch(m.ceiling) // max(piece, 1)))
+    k = max(1, min(APPEND_COUNT, append_batch(m.ceiling) // max(piece, 1)))
+    return k, iter(_APPEND_ONES[: k - 1])
 
 
 def grew(xs: list | dict) -> int:

@@ -3,11 +3,12 @@
 Generated code runs in a namespace holding only the names `base_namespace`
 puts there (no Python builtins): the helpers below, the natives, the struct
 classes, consts and host bindings. The step budget is one shared iterator,
-`_C = meter.steps(budget)`: every call does `_next(_C)` and every
-loop pulls from it (a `while` iterates `for _ in _C`, a `for` over a List
+`_C = meter.steps(budget)`: every call pulls a step from it with
+`for _ in _C: break` (an `else` says it ran out) and every loop pulls from it (a `while` iterates `for _ in _C`, a `for` over a List
 takes its items with `compress(items, _C)`, one step each, and a `for` over
 a range pays in advance through the meter), so an exhausted budget is a
-StopIteration or a loop that ends early, and both become E0404. That costs one C-level `next` per step.
+StopIteration or a loop that ends early, and both become E0404. That costs one C-level
+`next` per step.
 
 Faults are located by the line map the compiler wrote: for each traceback
 frame that runs generated code, the instruction's source position
@@ -100,6 +101,7 @@ def base_namespace() -> dict[str, Any]:
         "_concat": meter.concat,
         "_appended": meter.appended,
         "_appended_literal": meter.appended_literal,
+        "_NOSTEP": iter(()),  # an append countdown that is out: charge at the next
         "_grew": meter.grew,
         "_itext": meter.int_to_text,
         "_C": iter(()),

@@ -317,3 +317,39 @@ def test_a_range_past_the_budget_runs_what_it_can(tmp_path: Path) -> None:
     assert program(tmp_path, source, step_budget=502).call("m.hl", "f") == 500
     code, _ = fault(tmp_path, source, "f", step_budget=500)
     assert code == "E0404"
+
+
+APPENDS = (
+    """
+fn appends(n: Int) -> Int {
+    let s = "";
+    for i in range(0, n) { s += "%s"; }
+    return len(s);
+}"""
+    % ("0123456789abcdef" * 64)
+    + """
+fn appends_then_calls(n: Int) -> Int {
+    let s = "";
+    let i = 0;
+    while i < n { s += "x"; i += 1; }
+    return len(s) + one();
+}
+fn one() -> Int { return 1; }
+"""
+)
+
+
+def test_a_literal_append_site_meets_the_ceiling(tmp_path: Path) -> None:
+    # the site counts its appends down and holds the string batch by batch
+    p = program(tmp_path, APPENDS, max_memory=4 << 20, step_budget=10**9)
+    assert p.call("m.hl", "appends", 1_000) == 1_024_000
+    code, _ = fault(tmp_path, APPENDS, "appends", 100_000, max_memory=4 << 20, step_budget=10**9)
+    assert code == "E0417"
+
+
+def test_a_call_takes_one_step(tmp_path: Path) -> None:
+    # 1 call + 1,001 passes of the `while` (the last one ends it) + the call
+    # of `one`; appends to a short string, fewer than a batch, cost nothing more
+    p = program(tmp_path, APPENDS, step_budget=1_003)
+    assert p.call("m.hl", "appends_then_calls", 1_000) == 1_001
+    assert fault(tmp_path, APPENDS, "appends_then_calls", 1_000, step_budget=1_002)[0] == "E0404"
