@@ -310,21 +310,20 @@ class ModuleEmitter:
         )
 
     def _strip(self, text: str, offset: int, lineno: int) -> str:
-        out: list[str] = []
-        col, pos, stack = offset, 0, []
+        # split: the text between marks at even indices; at odd ones, a
+        # mark's number where it opens, None where one closes
+        parts = _MARK.split(text)
+        col, stack = offset + len(parts[0]), []
         found = self.ranges.setdefault(lineno, [])
-        for m in _MARK.finditer(text):
-            chunk = text[pos : m.start()]
-            out.append(chunk)
-            col += len(chunk)
-            pos = m.end()
-            if m.group(1) is not None:
-                stack.append((int(m.group(1)), col))
+        for i in range(1, len(parts), 2):
+            mark = parts[i]
+            if mark is not None:
+                stack.append((int(mark), col))
             else:
-                mark, start = stack.pop()
-                found.append([start, col, mark])
-        out.append(text[pos:])
-        return "".join(out)
+                number, start = stack.pop()
+                found.append([start, col, number])
+            col += len(parts[i + 1])
+        return "".join(parts[0::2])
 
     # --- items other than fns ----------------------------------------------
 

@@ -317,10 +317,21 @@ def _balanced_whole(code: str) -> bool:
 def _specialised(name: str, types: list, args: list[str], small: set[str]) -> str | None:
     """A faster inline form the static types allow (same result as the native)."""
     if name == "to_string" and types[0] in _TEXT_FORMS:
-        if types[0] == INT and args[0] in small:
+        if types[0] == INT and (args[0] in small or _small_offset(args[0], small)):
             return "_str({0})"
         return _TEXT_FORMS[types[0]]
     return None
+
+
+_OFFSET = re.compile(r"^\((v_\w+) [+-] (\d{1,12})\)$")
+
+
+def _small_offset(code: str, small: set[str]) -> bool:
+    """`i + k` or `i - k`, i a local of small Ints (below 2**40 plus the
+    iterations run, see emit_fn._counts_small) and k a literal below 10**12:
+    small too (`to_string(i + 1)` numbering from 1)."""
+    m = _OFFSET.match(code)
+    return m is not None and m.group(1) in small
 
 
 _TEXT_FORMS = {

@@ -38,11 +38,13 @@ class FnEmitter(ExprEmitter):
         self.fn = fn
         self.pyname = mod.names.item("F", mod.path, fn.name)
         self.scopes: list[list[str]] = [[p.name for p in fn.params]]
-        self.appends = {id(a): f"_a{i}" for i, a in enumerate(_append_sites(fn.body), 1)}
+        stmts = list(_statements(fn.body))  # walked once, read by each analysis below
+        self.append_sites = [st for st in stmts if _is_append(st)]
+        self.appends = {id(a): f"_a{i}" for i, a in enumerate(self.append_sites, 1)}
         self.loops: list[int | None] = []  # enclosing loops: k of a range loop `_ik`, or None
         # a range loop's watched containers: no countdown at their sites
-        self.watches, self.watched = _watches(fn.body)
-        counted = [sp for sp in _growth_spans(fn.body) if id(sp) not in self.watched]
+        self.watches, self.watched = _watches(stmts)
+        counted = [sp for sp in _growth_spans(stmts) if id(sp) not in self.watched]
         self.growth_sites = {id(sp): f"_g{i}" for i, sp in enumerate(counted, 1)}
         mod.labels[self.pyname] = fn.name
 
@@ -65,7 +67,7 @@ class FnEmitter(ExprEmitter):
         if self.growth_sites:
             sites = " = ".join(self.growth_sites.values())
             self.line(f"{sites} = {GROWTH}", fn.name_span)
-        for st in _append_sites(fn.body):  # each site's count, before anything runs
+        for st in self.append_sites:  # each site's count, before anything runs
             site = self.appends[id(st)]
             if isinstance(st.value.right, n.StrLit):
                 self.line(f"{site} = _NOSTEP; _k{site[2:]} = 1", fn.name_span)
@@ -297,11 +299,11 @@ def _statements(body: n.Block) -> Iterator[n.Stmt]:
                 blocks.append(st.body)
 
 
-def _growth_spans(body: n.Block) -> list[Span]:
+def _growth_spans(stmts: list[n.Stmt]) -> list[Span]:
     """The spans a growth check is keyed by: `push`/`insert` statements'
-    calls, and index assignments into a map."""
+    calls, and index assignments into a map (of a body's statements)."""
     found = []
-    for st in _statements(body):
+    for st in stmts:
         e = st.expr if isinstance(st, n.ExprStmt) else None
         if isinstance(e, n.MethodCall) and e.ref.kind == "native" and e.ref.name in _GROWS:
             found.append(e.span)
@@ -311,7 +313,7 @@ def _growth_spans(body: n.Block) -> list[Span]:
     return found
 
 
-def _watches(body: n.Block) -> tuple[dict[int, list[str]], set[int]]:
+def _watches(stmts: list[n.Stmt]) -> tuple[dict[int, list[str]], set[int]]:
     """The containers each range loop watches, and the growth sites (by the
     id of their span) it watches them for. A push, insert or `m[k] = v`
     directly in a range loop's body (not in a loop inside it), on a local
@@ -320,7 +322,7 @@ def _watches(body: n.Block) -> tuple[dict[int, list[str]], set[int]]:
     for (`Meter.loop`), so the site runs with no countdown."""
     watches: dict[int, list[str]] = {}
     watched: set[int] = set()
-    for loop in _statements(body):
+    for loop in stmts:
         if not (isinstance(loop, n.For) and _is_range(loop.iterable)):
             continue
         assigned = {
@@ -378,12 +380,8 @@ def _is_range(it: n.Expr) -> bool:
     return isinstance(it, n.Call) and it.func.ref.kind == "native" and it.func.ref.name == "range"
 
 
-def _append_sites(body: n.Block) -> list[n.Assign]:
-    """Every `s = s + x` (or `s += x`) on a String local, in the body."""
-    return [st for st in _statements(body) if _is_append(st)]
-
-
 def _is_append(st: n.Stmt) -> bool:
+    """Is this `s = s + x` (or `s += x`) on a String local?"""
     if not isinstance(st, n.Assign) or not isinstance(st.target, n.Name):
         return False
     v = st.value

@@ -264,6 +264,12 @@ class _Builder(Transformer):
     # --- expressions -------------------------------------------------------
 
     def ops(self, c):
+        if len(c) == 3:  # one operator, most chains: nothing to group
+            left, right = c[0], c[2]
+            span = Span(
+                self.file, left.span.line, left.span.col, right.span.end_line, right.span.end_col
+            )
+            return n.Binary(span, op=str(c[1]), left=left, right=right)
         operands, operators = c[0::2], [str(t) for t in c[1::2]]
         return _climb(operands, operators, self.file)
 

@@ -353,3 +353,29 @@ def test_a_call_takes_one_step(tmp_path: Path) -> None:
     p = program(tmp_path, APPENDS, step_budget=1_003)
     assert p.call("m.hl", "appends_then_calls", 1_000) == 1_001
     assert fault(tmp_path, APPENDS, "appends_then_calls", 1_000, step_budget=1_002)[0] == "E0404"
+
+
+def test_text_of_a_small_range_counter_and_offset(tmp_path: Path) -> None:
+    # `i + k` from a small range needs no check for a big Int: a plain str()
+    source = """
+fn numbered(n: Int) -> String {
+    let parts: List<String> = [];
+    for i in range(0, n) { parts.push(to_string(i + 1)); parts.push(to_string(i - 2)); }
+    return parts.join(",");
+}
+fn from_big(n: Int) -> String {
+    let parts: List<String> = [];
+    for i in range(n, n + 2) { parts.push(to_string(i + 1)); }
+    return parts.join(",");
+}
+"""
+    p = program(tmp_path, source)
+    assert p.call("m.hl", "numbered", 3) == "1,-2,2,-1,3,0"
+    assert p.call("m.hl", "from_big", BIG) == f"{int_text(BIG + 1)},{int_text(BIG + 2)}"
+    (artifact,) = compile_entries(tmp_path, ["m.hl"], use_cache=False).artifacts
+    fns = {
+        c.co_name: c.co_names
+        for c in marshal.loads(artifact.code).co_consts
+        if hasattr(c, "co_name")
+    }
+    assert "_itext" not in fns["F0_numbered"] and "_itext" in fns["F0_from_big"]
