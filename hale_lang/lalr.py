@@ -6,7 +6,8 @@ into plain dicts: per state, terminal -> ("shift", next state) or a reduction
 (size, nonterminal, callback), and per state the goto on each nonterminal.
 Unit reductions of `?rule`s (one child, no alias), about half of all the
 reductions an expression makes through the precedence ladder, pass their
-child up with no call at all (only the top state changes). Every other
+child up with no call at all (only the top state changes), and a chain of
+them is one table lookup (`_chase`). Every other
 reduction calls Lark's own callback for the rule, so placeholders, inlined
 `_rules` and our transformer behave exactly as under `Lark.parse`; only an
 inlined rule's result is lighter than Lark's Tree (`_Expanded`). Symbol
@@ -62,10 +63,35 @@ class Driver:
             state: {t: _hot(shift, arg) for t, (shift, arg) in acts.items()}
             for state, acts in self.actions.items()
         }
+        self.chase = self._chase()
+
+    def _chase(self) -> dict[str, dict[Any, dict[str, Any]]]:
+        """Unit reductions run in chains (an operand climbs `atom`, `primary`,
+        `postfix_e`, … in turn), each only changing the top state: the state
+        below stays, so where a chain ends is known in advance. Per unit
+        nonterminal, per state below it, per lookahead: the top state once
+        the whole chain has run (stopping at the end state on END, as the
+        loop does, and where the next action is not a unit reduction)."""
+        units = {arg for acts in self.hot.values() for what, arg in acts.values() if what is UNIT}
+        terminals = {kind for acts in self.hot.values() for kind in acts}
+        chase: dict[str, dict[Any, dict[str, Any]]] = {}
+        for below, gotos in self.gotos.items():
+            for origin in units.intersection(gotos):
+                ends = {}
+                for kind in terminals:  # those with no action here too: the loop refuses them
+                    state = gotos[origin]
+                    while not (state == self.end_state and kind == END):
+                        action = self.hot[state].get(kind)
+                        if action is None or action[0] is not UNIT:
+                            break
+                        state = self.gotos[below][action[1]]
+                    ends[kind] = state
+                chase.setdefault(origin, {})[below] = ends
+        return chase
 
     def parse(self, tokens: Iterable[Token], recovery: Any = None, ended: bool = False) -> Any:
         """The tree of `tokens`, which end with an END token if `ended`."""
-        hot, gotos, end_state = self.hot, self.gotos, self.end_state
+        hot, gotos, chase, end_state = self.hot, self.gotos, self.chase, self.end_state
         states, values = [self.start_state], []
         stream = iter(tokens) if ended else _with_end(tokens)
         for tok in stream:
@@ -84,7 +110,7 @@ class Driver:
                     values.append(tok)
                     break
                 if what is UNIT:  # one child passed up: only the top state changes
-                    state = gotos[states[-2]][arg]
+                    state = chase[arg][states[-2]][kind]  # the whole chain at once
                     if state == end_state and kind == END:
                         return values[-1]
                     states[-1] = state
