@@ -63,42 +63,28 @@ _PRECEDENCE = {
 }
 
 
-def _climb(operands: list, operators: list[str], path: str) -> n.Expr:
+def _climb(operands: list[n.Expr], operators: list[str], path: str) -> n.Expr:
     """Group a flat `a op b op c …` by precedence, left-associatively
     (shunting-yard: reduce while the stacked operator binds at least as tight)."""
     out: list[n.Expr] = [operands[0]]
     stack: list[str] = []
-
-    def reduce() -> None:
-        op = stack.pop()
-        right, left = out.pop(), out.pop()
-        out.append(n.Binary(_span_of(path, left, right), op=op, left=left, right=right))
-
     for op, operand in zip(operators, operands[1:], strict=True):
-        while stack and _PRECEDENCE[stack[-1]] >= _PRECEDENCE[op]:
-            reduce()
+        level = _PRECEDENCE[op]
+        while stack and _PRECEDENCE[stack[-1]] >= level:
+            _reduce(out, stack.pop(), path)
         stack.append(op)
         out.append(operand)
     while stack:
-        reduce()
+        _reduce(out, stack.pop(), path)
     return out[0]
 
 
-def _span_of(path: str, first, last) -> Span:
-    a, b = _start(first), _end(last)
-    return Span(path, a[0], a[1], b[0], b[1])
-
-
-def _start(x) -> tuple[int, int]:
-    if hasattr(x, "span"):
-        return x.span.line, x.span.col
-    return x.line, x.column
-
-
-def _end(x) -> tuple[int, int]:
-    if hasattr(x, "span"):
-        return x.span.end_line, x.span.end_col
-    return x.end_line, x.end_column
+def _reduce(out: list[n.Expr], op: str, path: str) -> None:
+    """The two operands on top of `out` become one Binary."""
+    right, left = out.pop(), out.pop()
+    a, b = left.span, right.span
+    span = Span(path, a.line, a.col, b.end_line, b.end_col)
+    out.append(n.Binary(span, op=op, left=left, right=right))
 
 
 def _positioned(children) -> list:
@@ -203,6 +189,8 @@ class _Builder(Transformer):
         return n.Param(str(c[0]), c[2], self._span(c))
 
     def type(self, c):
+        if c[1] is None:  # no type arguments: the path's span is the type's
+            return n.TypeRef(c[0].parts, [], c[0].span)
         args = [x for x in c[1:] if isinstance(x, n.TypeRef)]
         return n.TypeRef(c[0].parts, args, self._span(c))
 
@@ -219,9 +207,10 @@ class _Builder(Transformer):
         return n.Block([x for x in c[1:-1] if x is not None], self._span(c))
 
     def let_stmt(self, c):
-        name = c[1]
-        ty = next((x for x in c if isinstance(x, n.TypeRef)), None)
-        return n.Let(self._span(c), str(name), ty, c[-2], _tok_span(self.file, name))
+        # "let" NAME [":" type] EQ expr ";": the type, or its placeholder, is c[3]
+        name, first, last = c[1], c[0], c[-1]
+        span = Span(self.file, first.line, first.column, last.end_line, last.end_column)
+        return n.Let(span, str(name), c[3], c[-2], _tok_span(self.file, name))
 
     def assign_stmt(self, c):
         target, op, value = c[0], c[1], c[2]
@@ -297,7 +286,11 @@ class _Builder(Transformer):
         return [x for x in c if isinstance(x, n.Expr)]
 
     def int_lit(self, c):
-        text = str(c[0])
+        t = c[0]
+        span = Span(self.file, t.line, t.column, t.end_line, t.end_column)
+        if len(t) < 19 and "_" not in t:  # most literals: int() reads them at once
+            return n.IntLit(span, int(t))
+        text = str(t)
         if "_" in text and ("__" in text or text.endswith("_")):
             self.errors.append(
                 Diagnostic(
@@ -307,7 +300,7 @@ class _Builder(Transformer):
                     help="a `_` goes between two digits, as in `1_000`",
                 )
             )
-        return n.IntLit(self._span(c), parse_decimal(text.replace("_", "")))
+        return n.IntLit(span, parse_decimal(text.replace("_", "")))
 
     def str_lit(self, c):
         tok = c[0]
