@@ -21,6 +21,7 @@ blob), so a user can compare it with what their SSH tooling says.
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import os
 import secrets
@@ -98,13 +99,13 @@ class SigningKey:
     source: Path
     note: str = ""  # why a likelier key was passed over, for `whoami`
 
-    @property
-    def public(self) -> bytes:
+    @functools.cached_property
+    def public(self) -> bytes:  # asked at every signed append: derived once
         return self.private.public_key().public_bytes(
             serialization.Encoding.Raw, serialization.PublicFormat.Raw
         )
 
-    @property
+    @functools.cached_property
     def fingerprint(self) -> str:
         return fingerprint(self.public)
 

@@ -514,7 +514,7 @@ class Record:
         if not self._loaded:
             self._load()
             self._recover()
-        tip = store.read_ref(self.repo, store.RECORD_REF)
+        tip = store.read_ref(self.repo, store.RECORD_REF, self._tip)
         if tip == self._tip:
             return tip
         if self._index is not None and not self._index.holds(self._base[0], self._base[2]):

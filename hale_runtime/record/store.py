@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pygit2
 
-from hale_runtime.record import loose
+from hale_runtime.record import loose, loose_ref
 from hale_runtime.record.errors import RecordError, RowRefused
 
 RECORD_REF = "refs/dna/record"
@@ -40,8 +40,12 @@ JOURNALLED_PAUSE_ENV = "HALE_RECORD_TEST_PAUSE_AFTER_JOURNAL"
 LOCK_WAIT_S = 10.0  # how long a ref lock held by someone else is waited out
 
 
-def read_ref(repo: pygit2.Repository, name: str) -> pygit2.Oid | None:
-    """The commit a record ref points at, or None when the ref does not exist."""
+def read_ref(
+    repo: pygit2.Repository, name: str, known: pygit2.Oid | None = None
+) -> pygit2.Oid | None:
+    """The commit a record ref points at, or None when the ref does not exist.
+    A target equal to `known` (a commit the caller already read) is not looked
+    up again: a reader polling an unmoved ref reads the ref alone."""
     try:
         ref = repo.references.get(name)
     except (pygit2.GitError, ValueError) as exc:
@@ -50,6 +54,8 @@ def read_ref(repo: pygit2.Repository, name: str) -> pygit2.Oid | None:
         return None
     if ref.type != pygit2.enums.ReferenceType.DIRECT:
         raise RecordError(f"{name} is a symbolic ref; the record's refs point at commits")
+    if known is not None and ref.target == known:
+        return known
     obj = repo.get(ref.target)
     if obj is None:
         raise RecordError(f"{name} is damaged: it points at {ref.target}, which is missing")
@@ -240,6 +246,11 @@ def move_ref(
     """Compare-and-swap `name` from `old` to `new`; False when someone moved it first."""
     for _ in _lock_waits(repo, name):
         try:
+            moved = None if old is None else loose_ref.move(repo, name, old, new)
+            if moved is not None:
+                if moved and durable:
+                    loose.sync_ref(repo, name)
+                return moved
             if old is None:
                 repo.references.create(name, new, force=False)
             else:
@@ -256,6 +267,8 @@ def move_ref(
             if "does not match" in str(exc):
                 return False
             raise RecordError(f"{name} could not be moved: {exc}") from exc
+        except loose_ref.Locked:
+            continue
         except OSError as exc:
             if "lock" not in str(exc):
                 raise RecordError(f"{name} could not be moved: {exc}") from exc
