@@ -234,3 +234,48 @@ def test_the_remote_follows_the_config_while_the_record_is_open(
     assert record.remote() == "origin"
     subprocess.run(["git", "-C", str(project), "config", "hale.remote", "mirror"], check=True)
     assert record.remote() == "mirror"
+
+
+def test_a_packed_ref_and_a_logged_one_still_move(record: Record, project: Path) -> None:
+    """The ref moves by git's lock protocol here; a packed ref or one with a reflog
+    is moved through libgit2, and git reads each move."""
+    record.append("a.b", "k1", {})
+    git = ["git", "-C", str(project)]
+    subprocess.run([*git, "pack-refs", "--all"], check=True)
+    assert not (project / ".git" / RECORD_REF).exists()
+    record.append("a.b", "k2", {})
+    logs = project / ".git" / "logs" / RECORD_REF
+    logs.parent.mkdir(parents=True, exist_ok=True)
+    logs.write_text("")
+    record.append("a.b", "k3", {})
+    assert logs.read_text().count("\n") == 1  # libgit2 appended to the reflog git keeps
+    logs.unlink()
+    record.append("a.b", "k4", {})
+    shown = subprocess.run([*git, "rev-parse", RECORD_REF], capture_output=True, text=True)
+    assert shown.stdout.strip() == str(record.repo.references[RECORD_REF].target)
+    assert [r.key for r in Record.open(project).rows()] == ["k1", "k2", "k3", "k4"]
+    assert not (project / ".git" / f"{RECORD_REF}.lock").exists()
+
+
+def test_a_moved_ref_is_not_moved_over(record: Record, project: Path) -> None:
+    record.append("a.b", "k1", {})
+    repo = record.repo
+    tip = repo.references[RECORD_REF].target
+    mine = store.write_commit(repo, tip, "x\n", "w", 1000)
+    theirs = store.write_commit(repo, tip, "y\n", "w", 2000)
+    assert store.move_ref(repo, RECORD_REF, tip, theirs)
+    assert not store.move_ref(repo, RECORD_REF, tip, mine)
+    assert repo.references[RECORD_REF].target == theirs
+    assert not (project / ".git" / f"{RECORD_REF}.lock").exists()
+
+
+def test_a_torn_object_is_made_whole_when_written_again(project: Path) -> None:
+    repo = pygit2.Repository(str(project))
+    blob = store.write_blob(repo, b"rows\n" * 100)
+    path = project / ".git" / "objects" / str(blob)[:2] / str(blob)[2:]
+    whole = path.read_bytes()
+    path.chmod(0o644)
+    path.write_bytes(whole[:5])  # a write a kill cut short
+    assert store.write_blob(repo, b"rows\n" * 100) == blob
+    assert path.read_bytes() == whole
+    assert pygit2.Repository(str(project))[blob].data == b"rows\n" * 100
