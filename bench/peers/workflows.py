@@ -20,6 +20,7 @@ synchronous=FULL. Relaxed: hale with HALE_DNA_DURABILITY=relaxed (unsafe);
 DBOS with WAL and synchronous=NORMAL. Both are printed.
 
     .venv/bin/python bench/peers/workflows.py [--n 2000] [--rounds 5] [--inflight 1000]
+        [--cases one,batched,three,restart]
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ from common import ROOT, alternate, child, installed, table  # noqa: E402
 HERE = Path(__file__).resolve()
 DURABILITIES = ("durable", "relaxed")
 STEP_NAMES = ("plan", "review", "settle")  # steps the organism performer takes
+CASES = ("one", "batched", "three", "restart")
 
 
 # ---- hale ----------------------------------------------------------------
@@ -256,12 +258,12 @@ def restart_side(tmp: Path, side: str, n: int, durability: str) -> float:
 
 
 def compare(tmp: Path, args: argparse.Namespace, dbos: bool) -> None:
-    cases = [
-        ("one-step, one at a time", "one", "single", args.n),
-        ("one-step, batched", "one", "batched", args.n),
-        ("3-step, one at a time", "three", "single", args.n // 2),
-    ]
-    for title, shape, mode, n in cases:
+    cases = {
+        "one": ("one-step, one at a time", "one", "single", args.n),
+        "batched": ("one-step, batched", "one", "batched", args.n),
+        "three": ("3-step, one at a time", "three", "single", args.n // 2),
+    }
+    for title, shape, mode, n in (cases[c] for c in args.cases if c in cases):
         sides = {}
         for d in DURABILITIES:
             for side in ("hale", "dbos") if dbos else ("hale",):
@@ -270,6 +272,8 @@ def compare(tmp: Path, args: argparse.Namespace, dbos: bool) -> None:
         base = "DBOS, durable" if dbos else "hale, durable"
         figures = alternate(sides, args.rounds)
         table(f"{title}: {n:,} workflows, workflows/s", figures, "/s", base, True)
+    if "restart" not in args.cases:
+        return
     sides = {}
     for d in DURABILITIES:
         sides[f"hale, {d}"] = lambda _r, d=d: restart_side(tmp, "hale", args.inflight, d)
@@ -308,6 +312,12 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=2000, help="workflows a round")
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--inflight", type=int, default=1000)
+    parser.add_argument(
+        "--cases",
+        type=lambda text: text.split(","),
+        default=list(CASES),
+        help=f"which cases, comma-separated (default: all of {','.join(CASES)})",
+    )
     parser.add_argument("--child", choices=("run", "start", "recover"))
     parser.add_argument("--side", choices=("hale", "dbos"))
     parser.add_argument("--shape", choices=("one", "three"), default="one")

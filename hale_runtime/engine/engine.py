@@ -310,14 +310,22 @@ class Engine:
             return
 
     def pump(self, max_rounds: int = 1000) -> int:
-        """Rounds until nothing moves; the rows written."""
+        """Rounds until nothing moves; the rows written. A round that wrote rows
+        but left nothing to take, decide, claim or deliver ends the pump too:
+        one more round would only look at the record again, which the next
+        pump does first (a performer's own rows come with its answer, which
+        waits in the inbox)."""
         total = 0
         for _ in range(max_rounds):
             written = self.step()
             total += written
-            if not written and not self.inbox and not self.batch:
+            if not (self.inbox or self.batch) and (not written or not self._moving()):
                 break
         return total
+
+    def _moving(self) -> bool:
+        """Whether the next round has work this engine already holds."""
+        return bool(self.state.dirty or self.unclaimed or self.to_deliver or self.to_reconcile)
 
     def settled(self, task: str) -> str | None:
         """The task's outcome once settled (read back from the record when its
