@@ -8,13 +8,16 @@ returns:
 
 - git record: `Record.append` with HALE_DNA_DURABILITY=full, one
   fdatasync an append through the record's journal (docs/record.md);
-- ledger, fenced: `memory.ledger_append` under the body claim's epoch, what
-  a node's head runs: one statement in its own transaction, the claim row
-  checked `FOR SHARE`, on a throwaway PostgreSQL cluster with fsync on and
-  synchronous_commit on;
-- bare INSERT: one autocommit `INSERT` a row, no epoch check: the bound
-  any fenced append on this cluster can reach (one commit and its WAL flush
-  a row; with one writer nothing shares the flush).
+- ledger, fenced: what a node's head runs for a leg's call: the row made,
+  judged and signed (`Record.sealed`: its signature row and the row), then
+  `memory.ledger_append` under the body claim's epoch, one statement in its
+  own transaction with the claim row checked `FOR SHARE`, on a throwaway
+  PostgreSQL cluster with fsync on and synchronous_commit on;
+- bare INSERT: the same rows in one autocommit `INSERT` with no epoch
+  check: the bound any fenced append on this cluster can reach (a commit
+  and its WAL flush; with one writer nothing shares the flush).
+
+Both sides sign every batch with a throwaway key, as a user's writers do.
 
 The goal (the fenced ledger at least 10x the git record for one-row
 appends) is judged at 8 writers: the legs' rows come from many legs at
@@ -45,7 +48,6 @@ from pg import fresh_database, start_postgres  # noqa: E402
 
 from hale_runtime.memory import open_memory  # noqa: E402
 from hale_runtime.record import Record, kinds  # noqa: E402
-from hale_runtime.record.row import new_row  # noqa: E402
 
 CLAIM = "body"
 GOAL, GOAL_WRITERS = 10.0, 8  # the fenced ledger against the git record, at 8 writers
@@ -64,22 +66,26 @@ def git_worker(root: str, n: int, seconds: float, barrier, results) -> None:
     results.put(count)
 
 
-def ledger_worker(dsn: str, n: int, seconds: float, fenced: bool, barrier, results) -> None:
+def ledger_worker(dsn: str, n: int, seconds: float, root: str, fenced: bool, barrier,
+                  results) -> None:  # fmt: skip
+    """What a node's head does for a leg's call: the row made, judged and signed
+    (`Record.sealed`: a signature row and the row), then appended in one statement."""
+    record = Record.open(root, who=f"leg{n}@bench:c0ffee00")
     memory = open_memory(dsn)
     epoch = memory.claim(CLAIM).token
-    bare = memory.q("INSERT INTO ledger (id, line, epoch) VALUES (?, ?, ?)")
+    bare = "INSERT INTO ledger (id, line, epoch) SELECT i, l, %s FROM unnest(%s::text[], %s::text[]) AS r(i, l)"
     count = 0
     barrier.wait()
     stop = time.monotonic() + seconds
     while time.monotonic() < stop:
-        row, line = new_row(kinds.NODE_PING_REQUESTED, f"w{n}/{count}/{time.time_ns()}", {},
-                            f"leg{n}@bench:c0ffee00", int(time.time() * 1000), "c0ffee00")  # fmt: skip
+        rows = record.sealed([(kinds.NODE_PING_REQUESTED, f"w{n}/{count}/{time.time_ns()}", {})])
         if fenced:
-            memory.ledger_append([(row.id, line)], (CLAIM, epoch))
+            memory.ledger_append(rows, (CLAIM, epoch))
         else:
-            memory._write_one(bare, (row.id, line, epoch))
+            memory._write_one(bare, (epoch, [i for i, _ in rows], [line for _, line in rows]))
         count += 1
     memory.close()
+    record.close()
     results.put(count)
 
 
@@ -99,6 +105,19 @@ def measure(target, args: tuple, writers: int, seconds: float) -> float:
     return total / seconds
 
 
+def signing_key(base: Path) -> str:
+    """A throwaway Ed25519 key for the writers (a batch is signed on both sides)."""
+    from cryptography.hazmat.primitives import serialization as ser
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    path = base / "id_ed25519"
+    key = Ed25519PrivateKey.generate()
+    path.write_bytes(key.private_bytes(ser.Encoding.PEM, ser.PrivateFormat.OpenSSH,
+                                       ser.NoEncryption()))  # fmt: skip
+    path.chmod(0o600)
+    return str(path)
+
+
 def git_project(base: Path) -> str:
     root = base / f"git-{time.monotonic_ns()}"
     subprocess.run(["git", "init", "-q", str(root)], check=True)
@@ -114,16 +133,22 @@ def main() -> None:
     parser.add_argument("--writers", default="1,8")
     args = parser.parse_args()
     base = Path(tempfile.mkdtemp(prefix="bench-ledger-"))
+    os.environ["HALE_DNA_KEY"] = signing_key(base)  # both sides sign, as a user's do
     server = start_postgres(fsync=True)
     try:
         dsn = fresh_database(server)
         memory = open_memory(dsn)
         memory.migrate()
         memory.take(CLAIM, "bench@host:c0ffee00", 3600)
+        ledger_root = git_project(base)  # the head's record: its clock, writer and trust
         sides = {
             "git record": lambda w: measure(git_worker, (git_project(base),), w, args.seconds),
-            "ledger, fenced": lambda w: measure(ledger_worker, (dsn, True), w, args.seconds),
-            "bare INSERT": lambda w: measure(ledger_worker, (dsn, False), w, args.seconds),
+            "ledger, fenced": lambda w: measure(
+                ledger_worker, (dsn, ledger_root, True), w, args.seconds
+            ),
+            "bare INSERT": lambda w: measure(
+                ledger_worker, (dsn, ledger_root, False), w, args.seconds
+            ),
         }
         print(f"one-row appends, durable; {args.seconds:g} s a side, {args.rounds} rounds; "
               f"load {os.getloadavg()[0]:.1f}")  # fmt: skip

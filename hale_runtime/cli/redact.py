@@ -2,7 +2,9 @@
 
 ROW is a row's id (or the first 12 or more of its hex digits, when they
 name one row). The row must name a protected body, and you must be its
-writer or the Board's holder (anyone, while the Board is unheld). The verb
+writer or the Board's holder (anyone, while the Board is unheld), proven by
+your key: the redaction is signed, and one whose signature does not prove
+its writer is quarantined by every reader, never obeyed. The verb
 writes `row.redacted <row id> {"protected": <digest>}`, erases the body in
 this clone, and syncs, which deletes it at the remote; every node erases it
 at its next tick, in its clone and in memory, and every clone that syncs
@@ -24,6 +26,7 @@ def redact(row_id: str, why: str) -> None:
     """Erase the protected body of ROW in every clone; the row itself stays."""
     from hale_runtime.project import find_root
     from hale_runtime.record import Record, RecordError, kinds, protected
+    from hale_runtime.record.errors import RowRefused
 
     record = Record.open(find_root())
     target = _find(record, row_id)
@@ -35,7 +38,10 @@ def redact(row_id: str, why: str) -> None:
         click.echo(f"redact: row {target.id[:12]}'s protected body is already redacted")
         return
     body = {protected.FIELD: digest, **({"why": why} if why else {})}
-    record.append(kinds.ROW_REDACTED, target.id, body)
+    try:
+        record.append(kinds.ROW_REDACTED, target.id, body)
+    except RowRefused as refused_here:  # its signature would not prove its writer
+        fail(f"redact: {str(refused_here).removeprefix('refused: ')}; nothing written")
     left = protected.erase(record.repo.path, [digest])
     if left:
         fail(f"redact: written, but {digest} is still readable in this clone")

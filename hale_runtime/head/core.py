@@ -36,7 +36,6 @@ from hale_runtime.owners import Owners
 from hale_runtime.record import kinds
 from hale_runtime.record.follow import Follower
 from hale_runtime.record.kinds import CALL, COUNT, ID, INT, NUMBER, TEXT, Checker, list_of
-from hale_runtime.record.row import new_row
 
 LEASE_S = 60.0
 MAX_CALLS = 1000  # model calls one outcome may report
@@ -292,13 +291,12 @@ class Head:
     def write(self, rows: list[tuple[str, str, dict[str, Any]]]) -> None:
         """Write decided rows: to the git record, or, once the record adopted a ledger,
         to it under the body's epoch (memory refuses a stale one: Fenced, nothing
-        written); the host carries the ledger's rows into the record (ledger/)."""
+        written), judged and signed as an append is; the host carries the ledger's
+        rows into the record with their signature (ledger/)."""
         if self.ledger is None:
             self.record.append_many(rows)
             return
-        record, at = self.record, self.record.clock()
-        made = [new_row(k, key, body, record.who, at, record.clone) for k, key, body in rows]
-        self.memory.ledger_append([(row.id, line) for row, line in made], self.ledger)
+        self.memory.ledger_append(self.record.sealed(rows), self.ledger)
 
     # ---- one call, written at once -------------------------------------------------
 

@@ -10,7 +10,11 @@ other leg's. Rows keep their form there (the stored line, the same id), and
 the host carries them into the git record every tick (step 4), in one
 commit, deleting what the record now holds; carrying twice is one row
 (the record drops an id it holds). So the record stays the chain, and a
-row reaches it within a tick.
+row reaches it within a tick. The head signs what it appends, as it would
+sign an append (`Record.sealed`), and the carrier writes those signature
+rows with the rows and signs nothing itself, so a carried row still proves
+the body that wrote it, and a row any other hand put in the table proves
+nothing.
 
 Adoption and abandonment are asked by rows (`ledger.adopt.requested`,
 `ledger.abandon.requested`, from any clone: `hale dna ledger adopt|abandon`)

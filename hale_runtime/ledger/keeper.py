@@ -9,9 +9,10 @@ from typing import Any
 from hale_runtime.errors import one_line
 from hale_runtime.memory import Fenced
 from hale_runtime.record import Record, RecordError, Row, kinds
-from hale_runtime.record.errors import RowRefused
 
-CARRY_BATCH = 2000  # rows carried in one commit; the rest go next tick
+CARRY_BATCH = (
+    kinds.SIGNATURE_IDS + 1
+)  # rows carried in one commit (a whole signed batch); the rest go next tick
 ADOPT, ABANDON = "ledger.adopt", "ledger.abandon"
 STEMS = (ADOPT, ABANDON)
 
@@ -103,7 +104,7 @@ class LedgerKeeper:
         """Carry the ledger's rows into the record, one commit a batch; how many."""
         carried = 0
         while True:
-            waiting = self.memory.ledger_waiting(CARRY_BATCH)
+            waiting = _whole_batches(self.memory.ledger_waiting(CARRY_BATCH))
             if not waiting:
                 return carried
             carried += self._carry_batch(waiting)
@@ -111,20 +112,14 @@ class LedgerKeeper:
                 return carried
 
     def _carry_batch(self, waiting: list[tuple[str, str]]) -> int:
-        try:
-            self.record.carry(line for _, line in waiting)
-        except RowRefused:  # a line that is no row: carry the rest, drop it, say so
-            good = []
-            for row_id, line in waiting:
-                try:
-                    self.record.carry([line])
-                    good.append(row_id)
-                except RowRefused as refused:
-                    self.warn(f"the ledger's row {row_id[:12]} was not carried: {refused}")
-            self.memory.ledger_forget([i for i, _ in waiting])
-            return len(good)
+        """One commit of these rows; a line that is no row (written into the table by
+        hand) is left out and said, and every line is gone from the ledger after."""
+        refused: list[tuple[int, str]] = []
+        self.record.carry((line for _, line in waiting), refused)
+        for at, why in refused:
+            self.warn(f"the ledger's row {waiting[at][0][:12]} was not carried: {why}")
         self.memory.ledger_forget([i for i, _ in waiting])
-        return len(waiting)
+        return len(waiting) - len(refused)
 
     def stop(self, lost: bool) -> None:
         """Give the body claim back at a clean stop (the ledger stays adopted)."""
@@ -133,3 +128,15 @@ class LedgerKeeper:
                 self.memory.release(self.key, self.holder, self.epoch)
             except (Fenced, RecordError) as error:
                 self.warn(f"the ledger's body claim was not given back: {one_line(error)}")
+
+
+def _whole_batches(waiting: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """A full read cut before its last signature row, so a signature and the rows it
+    covers go into one commit (a signature covers rows in its own commit only);
+    a read that is not full is everything the ledger holds."""
+    if len(waiting) < CARRY_BATCH:
+        return waiting
+    for at in range(len(waiting) - 1, 0, -1):
+        if f'"kind":"{kinds.ROW_SIGNED}"' in waiting[at][1]:
+            return waiting[:at]
+    return waiting

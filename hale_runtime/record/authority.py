@@ -22,7 +22,7 @@ they read as before, and any authority row among them is refused.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from hale_runtime.record import keys, signing
@@ -63,11 +63,14 @@ class Authority:
 
     # ---- the fold ------------------------------------------------------------------
 
-    def made(self, stored: Iterable[Row], tail: Iterable[Row], poison: dict[str, str]) -> Trust:
+    def made(self, stored: Iterable[Row], tail: Iterable[Row], poison: dict[str, str],
+             row_of: Callable[[str], Row | None]) -> Trust:  # fmt: skip
         """The fold at the tip, made when there is none: `stored` are the index's
-        accepted rows of the fold's kinds, `tail` the rows held in memory."""
+        accepted rows of the fold's kinds, `tail` the rows held in memory, `row_of`
+        the chain's rows by id (for the rules that judge a row against another)."""
         if self.trust is None:
             trust = Trust()
+            trust.row_of = row_of
             for row in stored:
                 trust.take(row)
             for row in tail:

@@ -230,9 +230,14 @@ class Record:
     def get(self, row_id: str) -> Row | None:
         """The row with this id, if the chain holds it."""
         self.refresh()
+        return self._held(row_id)
+
+    def _held(self, row_id: str) -> Row | None:
+        """`get` as the chain is held, not refreshed (for the fold, mid-read)."""
         seq = self._ids.get(row_id)
-        if seq is not None:
-            return self._rows[seq - self._base[1] - 1]
+        if seq is not None:  # a row of the commit being joined is not held yet
+            at = seq - self._base[1] - 1
+            return self._rows[at] if at < len(self._rows) else None
         return self._index.get(row_id, self._base[1]) if self._index is not None else None
 
     def kinds(self) -> set[str]:
@@ -321,7 +326,7 @@ class Record:
         stored: Iterable[Row] = ()
         if self._index is not None and self._base[1]:
             stored = self._index.scan(0, self._base[1], list(TRUST_STATE))
-        return self._authority.made(stored, self._rows, self._poison)
+        return self._authority.made(stored, self._rows, self._poison, self._held)
 
     @property
     def signer(self) -> SigningKey | None:
@@ -366,25 +371,53 @@ class Record:
         ]
         return self._write(made, at)
 
-    def carry(self, lines: Iterable[str]) -> list[Row]:
+    def sealed(self, items: Iterable[tuple[str, str, dict[str, Any]]]) -> list[tuple[str, str]]:
+        """Rows made, judged and signed as `append_many` would write them, but not
+        written: (id, stored line) each, every signature row before the rows it
+        covers. What a writer hands to a store the record adopted (the ledger),
+        so the rows keep their writer's proof when they are carried here."""
+        at = self.clock()
+        made = [new_row(kind, key, body, self.who, at, self.clone) for kind, key, body in items]
+        lines = {row.id: line for row, line in made}
+        store.refuse_past_max(lines.values())
+        self.refresh()
+        batch, signatures = self._authority.seal(
+            self.trust_now(), [row for row, _ in made], self.who, at, self.clone
+        )
+        lines.update(signatures)
+        return [(row.id, lines[row.id]) for row in batch]
+
+    def carry(
+        self, lines: Iterable[str], refused: list[tuple[int, str]] | None = None
+    ) -> list[Row]:
         """Write rows made elsewhere (an adopted ledger's: ledger/), each exactly as it
         was made, so its id, writer and time stay; one commit, as an append is.
-        A line that is no row, or does not fit its kind, is RowRefused, nothing written."""
+        Nothing is signed here: a row keeps the signature row its writer made
+        with it (`sealed`), carried in the same commit, and each joins the chain
+        as a row read from git does, judged by what that signature proves (an
+        authority row it does not prove is poison, for the organization to
+        quarantine). A line that is no row, or does not fit its kind, is
+        RowRefused with nothing written; or, given `refused`, left out and
+        listed there as (its place among `lines`, why)."""
         made = []
-        for line in lines:
+        for n, line in enumerate(lines):
             try:
                 row = decode_line(line, 0, "a carried row")
-            except RecordError as error:
-                raise RowRefused(str(error)) from None
-            why = row_kinds.check_row(*row[:6])
-            if why:
-                raise RowRefused(f"a {row_kinds.shown(row.kind)} row is refused: {why}")
+                why = row_kinds.check_row(*row[:6])
+                if why:
+                    raise RowRefused(f"a {row_kinds.shown(row.kind)} row is refused: {why}")
+            except (RecordError, RowRefused) as error:
+                if refused is None:
+                    raise RowRefused(str(error)) from None
+                refused.append((n, str(error)))
+                continue
             made.append((row, line))
         with collector_paused():
-            return self._write(made, self.clock())
+            return self._write(made, self.clock(), carried=True)
 
-    def _write(self, made: list[tuple[Row, str]], at: int) -> list[Row]:
-        """One commit of these rows (ids already known ones dropped), durable."""
+    def _write(self, made: list[tuple[Row, str]], at: int, carried: bool = False) -> list[Row]:
+        """One commit of these rows (ids already known ones dropped), durable; signed
+        by this writer, or, `carried`, as they came (judged as rows read from git)."""
         fresh = [row for row, _ in made]
         lines = {row.id: line for row, line in made}
         store.refuse_past_max(lines.values())
@@ -394,9 +427,12 @@ class Record:
                 out, new = self._place(fresh)
                 if not new:
                     return out
-                batch, signatures = self._authority.seal(
-                    self.trust_now(), new, self.who, at, self.clone
-                )
+                if carried:
+                    batch, signatures = new, {}
+                else:
+                    batch, signatures = self._authority.seal(
+                        self.trust_now(), new, self.who, at, self.clone
+                    )
                 lines.update(signatures)
                 if len(batch) != len(new):
                     new, placed = written(batch, self._count_rows())
@@ -408,7 +444,7 @@ class Record:
                     self._journal.write(text)  # durable from here, before the ref shows it
                     store.pause_for_tests(oid, store.JOURNALLED_PAUSE_ENV)
                 if store.move_ref(self.repo, store.RECORD_REF, tip, oid, durable=False):
-                    self._add(str(oid), str(tip) if tip else None, new, checked=True)
+                    self._add(str(oid), str(tip) if tip else None, new, checked=not carried)
                     self._tip = oid
                     self._persist()
                     if self.durable and self._journal.full():

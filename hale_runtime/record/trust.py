@@ -51,6 +51,7 @@ from hale_runtime.record.kinds import (
     POSITION_FILLED,
     POSITION_VACATED,
     REVIEW_DECIDED,
+    ROW_REDACTED,
     SCHEDULE_DECLARED,
     SCHEDULE_PAUSED,
     SCHEDULE_REQUESTED,
@@ -61,6 +62,11 @@ from hale_runtime.record.signing import Proof, key_of
 
 BOARD = "board"
 POSITION = "position:"
+PROTECTED = "protected"  # the body field naming a protected body (record/protected.py)
+
+
+def _no_row(row_id: str) -> Row | None:
+    return None
 
 
 def identity(who: str) -> str:
@@ -87,6 +93,9 @@ class Trust:
         self.owners: dict[str, str] = {}  # position -> the organization owning it
         self.conveners: dict[str, str] = {}  # schedule id -> `position:<p>`
         self.grants = grants.Grants()  # the Board's grants, the Reviews' families (grants.py)
+        # the chain's rows by id, as far as it stands (the Record's): not folded, read by
+        # the rules that judge a row against another (a redaction, against its row)
+        self.row_of: Callable[[str], Row | None] = _no_row
 
     # ---- the fold ------------------------------------------------------------------
 
@@ -127,7 +136,9 @@ class Trust:
             self.grants.take(row)
 
     def copy(self) -> Trust:
-        return Trust.restore(self.snapshot())
+        copied = Trust.restore(self.snapshot())
+        copied.row_of = self.row_of
+        return copied
 
     # ---- what a writer proves --------------------------------------------------------
 
@@ -265,6 +276,23 @@ def _by_owner(trust: Trust, row: Row, fp: str) -> str:
     return f"{row.key} is not signed by a key of {owner}"
 
 
+def _redaction(trust: Trust, row: Row, fp: str) -> str:
+    """A redaction stands signed by its row's writer (`_bound` proved the identity it
+    names) or by the Board (an endorsed key of its holder; genesis while it is
+    unheld), and only naming the protected body that row names."""
+    target = trust.row_of(row.key)
+    if target is None:
+        return f"{row.key} names no row the record holds"
+    if target.body.get(PROTECTED) != row.body.get(PROTECTED):
+        return f"{row.key} names a protected body its row does not"
+    if identity(target.who) == identity(row.who) or trust.is_board(row.who, fp):
+        return ""
+    return (
+        f"{row.key} is signed by neither its row's writer ({identity(target.who)}) "
+        f"nor the Board's holder ({trust.board_holder() or 'none'})"
+    )
+
+
 def _key_registered(trust: Trust, row: Row, fp: str) -> str:
     body = row.body
     public = keys.decode_public(str(body.get("public", "")))
@@ -331,6 +359,7 @@ RULES: dict[str, Rule] = {
     SCHEDULE_RESUMED: _by_board_or_convener,
     OUTCOME_REQUESTED: _by_person,
     BODY_CLAIMED: _by_owner,
+    ROW_REDACTED: _redaction,
 }
 # the kinds whose rows change what the fold knows
 STATE_KINDS = frozenset(
