@@ -2,9 +2,10 @@
 
 ROW is a row's id (or the first 12 or more of its hex digits, when they
 name one row). The row must name a protected body, and you must be its
-writer or the Board's holder (anyone, while the Board is unheld), proven by
-your key: the redaction is signed, and one whose signature does not prove
-its writer is quarantined by every reader, never obeyed. The verb
+writer or the Board's holder (genesis while the Board is unheld; anyone on a
+record made before signing), proven by your key: the redaction is signed,
+and one whose signature does not prove its writer is quarantined by every
+reader, never obeyed. The verb
 writes `row.redacted <row id> {"protected": <digest>}`, erases the body in
 this clone, and syncs, which deletes it at the remote; every node erases it
 at its next tick, in its clone and in memory, and every clone that syncs

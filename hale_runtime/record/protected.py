@@ -17,7 +17,8 @@ one be erased. It stands when its row names that digest and its writer may
 redact it (`may_redact`: the row's own writer, the Board's holder, or
 anyone while the Board is unheld, judged at its place in the chain). Once
 the record has a genesis it is an authority row, judged as it joins by its
-signature (trust.py: the row's writer's key, or the Board's), so one whose
+signature (trust.py: the row's writer's key, or the Board's, which is
+genesis's while the Board is unheld), so one whose
 signature does not prove its writer is poison and never reaches this. Then
 every clone erases the body by digest: its ref, here and at the remote,
 and the object itself, wherever the clone keeps it. A loose object is

@@ -118,6 +118,11 @@ def test_only_the_writer_or_the_boards_holder_may_redact(world):
     ann, bob = {"HALE_DNA_NODE": "ann@box:a"}, {"HALE_DNA_NODE": "bob@box:b"}
     hale(a, "sense", "billing", "down", "--detail", SECRET, env=ann)
     (reading,) = rows(a, "--kind", "reading.taken")
+    # a redaction proves its writer, Board held or not: bob signs with org's key
+    said = hale(a, "redact", reading["id"], env=bob, code=1)
+    assert said.startswith(f"hale: redact: {reading['id']} names bob but is signed by org's key ")
+    assert said.endswith("; nothing written\n") and len(said.splitlines()) == 1
+    assert rows(a, "--kind", "row.redacted") == []
     carol = {"HALE_DNA_NODE": "carol@box:c", "HALE_DNA_KEY": str(tmp_path / "carol")}
     public = a_key(tmp_path / "carol")
     hale(a, "key", "register", "carol", public)  # by genesis, which holds the unheld Board
