@@ -157,6 +157,8 @@ def test_a_body_that_took_over_fences_the_old_epoch(node, tmp_path):
         # the lease went unproven while it slept), or its host wakes first and stops
         assert proc.wait(30) in (1, 3), log.read_text()
         assert "hale fence: " in log.read_text() and "; killing" in log.read_text()
+        wait(lambda: "running; Ctrl-C" in (tmp_path / "other.log").read_text(), 60,
+             "the other body running, to stop it cleanly")  # fmt: skip
     finally:
         memory.close()
         for pid in frozen:
