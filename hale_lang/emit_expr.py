@@ -70,7 +70,10 @@ class ExprEmitter:
         code = self.overrides.get(id(e))
         if code is not None:
             return code
-        return getattr(self, "_" + e.__class__.__name__)(e)
+        method = _EXPR.get(e.__class__)
+        if method is None:  # a class first seen: `_<Class>` by name, once
+            method = _EXPR[e.__class__] = getattr(ExprEmitter, "_" + e.__class__.__name__)
+        return method(self, e)
 
     def _IntLit(self, e: n.IntLit) -> str:
         # hex has no digit limit in Python's parser; decimal stops at 4,300
@@ -261,6 +264,9 @@ class ExprEmitter:
     def _Unary(self, e: n.Unary) -> str:
         operand = self.expr(e.operand)
         return f"(not {operand})" if e.op == "!" else f"(-{operand})"
+
+
+_EXPR: dict[type, object] = {}  # expression class -> its ExprEmitter method
 
 
 class CompileError(Exception):

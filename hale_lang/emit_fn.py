@@ -108,7 +108,10 @@ class FnEmitter(ExprEmitter):
     def stmt(self, s: n.Stmt) -> None:
         if not isinstance(s, (n.While, n.For)):
             self.hook(s.span)
-        getattr(self, "_s_" + s.__class__.__name__)(s)
+        method = _STMT.get(s.__class__)
+        if method is None:  # a class first seen: `_s_<Class>` by name, once
+            method = _STMT[s.__class__] = getattr(FnEmitter, "_s_" + s.__class__.__name__)
+        method(self, s)
 
     def _s_Let(self, s: n.Let) -> None:
         self.line(f"v_{s.name} = {self.expr(s.value)}", s.span)
@@ -285,6 +288,9 @@ class FnEmitter(ExprEmitter):
         t = self.temp()
         self.line(f"{t} = {code}", span)
         return t
+
+
+_STMT: dict[type, object] = {}  # statement class -> its FnEmitter method
 
 
 def _statements(body: n.Block) -> Iterator[n.Stmt]:

@@ -30,7 +30,7 @@ from typing import Any
 
 from lark import Token
 from lark.exceptions import UnexpectedToken
-from lark.parse_tree_builder import ChildFilterLALR_NoPlaceholders
+from lark.parse_tree_builder import ChildFilterLALR, ChildFilterLALR_NoPlaceholders
 from lark.parsers.lalr_analysis import Shift
 
 END = "$END"
@@ -222,18 +222,37 @@ def _append_to_first(children: list) -> _Expanded:
 
 
 def _fast(rule: Any, callback: Callable) -> Callable:
-    """The callback of an inlined `_rule` without a default Tree (see _Expanded)."""
-    if not rule.origin.name.startswith("_") or rule.alias is not None:
-        return callback
-    if isinstance(callback, partial) and callback.func.__name__ == "default_callback":
+    """The callback of an inlined `_rule` without a default Tree (see
+    _Expanded), and Lark's child filters as one list display each."""
+    inlined = rule.origin.name.startswith("_") and rule.alias is None
+    if inlined and isinstance(callback, partial) and _is_default(callback):
         return _Expanded
-    if type(callback) is ChildFilterLALR_NoPlaceholders:
+    if type(callback) in (ChildFilterLALR, ChildFilterLALR_NoPlaceholders):
         builder = callback.node_builder
-        if isinstance(builder, partial) and builder.func.__name__ == "default_callback":
+        if inlined and _is_default(builder):
             if callback.to_include == [(0, True), (1, False)] and len(rule.expansion) == 2:
                 return _append_to_first
-            return ChildFilterLALR_NoPlaceholders(callback.to_include, _Expanded)
+            builder = _Expanded
+        return _filter(callback, builder)
     return callback
+
+
+def _is_default(f: Any) -> bool:
+    return isinstance(f, partial) and f.func.__name__ == "default_callback"
+
+
+def _filter(callback: Any, builder: Callable) -> Callable:
+    """What Lark's ChildFilter does, looping over its plan at every
+    reduction: the kept children, an inlined rule's spliced in, and None for
+    each `[item]` left out, written once as a list display (the plan comes
+    from the grammar, so `eval` sees nothing but indices)."""
+    parts: list[str] = []
+    for entry in callback.to_include:
+        i, expand, nones = entry if len(entry) == 3 else (*entry, 0)
+        parts += ["None"] * nones
+        parts.append(f"*c[{i}].children" if expand else f"c[{i}]")
+    parts += ["None"] * getattr(callback, "append_none", 0)
+    return eval(f"lambda c: f([{', '.join(parts)}])", {"f": builder})  # noqa: S307
 
 
 def _reduction(rule: Any, callback: Callable) -> tuple[int, str, Callable | None]:
