@@ -2,7 +2,9 @@
 
 `build()` is the one entry point hosts use. A build is cached under
 `$HALE_CACHE_DIR`, else `$XDG_CACHE_HOME/hale`, else `~/.cache/hale`, in one
-file per (toolchain version, genome root, entries, binding names). The file
+file per (toolchain version, entries and the digests of their texts, binding
+names): not per genome root, so a fresh clone of a genome builds from the
+cache of another clone holding the same text. The file
 holds a manifest (the sha256 of every module text the build read, and what
 every import resolved to), the diagnostics, and each module's marshalled
 code objects with their line maps. A warm build re-reads and re-hashes the
@@ -197,7 +199,12 @@ def toolchain_version() -> str:
 
 
 def _key(root: Path, entries: list[str], binding_names: Iterable[str]) -> str:
-    parts = [toolchain_version(), str(root), *entries, "\0", *sorted(binding_names)]
+    """The cache file of a build: by what the entries say, not where they
+    lie, so every clone of a genome shares the build of the same text (the
+    manifest then checks every file the build read, in this clone)."""
+    texts = [_read_module(root, e) for e in entries]
+    digests = ["-" if t is None else _sha(t) for t in texts]
+    parts = [toolchain_version(), *entries, "\0", *digests, "\0", *sorted(binding_names)]
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()
 
 
