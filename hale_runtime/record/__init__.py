@@ -14,11 +14,12 @@ rec.sync()                               # fetch, rebase, push (no-op without a 
 rec.put_receipt(doc) / rec.get_receipt(digest)
 """
 
+from hale_runtime.record.chain import tracking_ref
 from hale_runtime.record.errors import RecordError
 from hale_runtime.record.follow import Follower
 from hale_runtime.record.identity import Clock, wall_clock
 from hale_runtime.record.practices import seed_practices
-from hale_runtime.record.record import Record, tracking_ref
+from hale_runtime.record.record import Record
 from hale_runtime.record.row import Row, canonical
 from hale_runtime.record.store import RECORD_REF
 from hale_runtime.record.sync import SyncReport

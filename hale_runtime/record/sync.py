@@ -31,6 +31,7 @@ import pygit2
 
 from hale_runtime import durability
 from hale_runtime.record import protected, receipts, store
+from hale_runtime.record.chain import tracking_ref
 from hale_runtime.record.errors import RecordError
 from hale_runtime.record.kinds import ROW_UNREADABLE
 from hale_runtime.record.row import encode_line, rows_in
@@ -64,8 +65,6 @@ class _Callbacks(pygit2.RemoteCallbacks):
 
 def sync(record: Record) -> SyncReport:
     """Bring this clone and the record's remote to one chain (see the module's comment)."""
-    from hale_runtime.record.record import tracking_ref
-
     name = record.remote()
     if name is None:
         return SyncReport(None)
@@ -161,8 +160,6 @@ def _rebase(record: Record, theirs: pygit2.Oid | None) -> tuple[bool, pygit2.Oid
     someone pushed is one foreign commit, store.py): walking back from their
     tip to the first commit this chain holds finds both what is new there and
     where the two part."""
-    from hale_runtime.record.record import tracking_ref
-
     ours = record.refresh()
     if theirs is None or ours == theirs or record.position(str(theirs)) is not None:
         return True, ours  # nothing to take: push what we have (if anything)

@@ -103,8 +103,8 @@ def test_a_reader_that_decoded_many_rows_moves_them_into_the_index(
     """A verb in a fresh process reads what it must decode from git once: when
     a refresh decoded 1,000 rows or more, they move in, and the next open
     finds them in the index. A few rows wait for the writer's batch."""
+    from hale_runtime.record.chain import PERSIST_READ
     from hale_runtime.record.index import Index
-    from hale_runtime.record.record import PERSIST_READ
 
     record.append_many([("a.b", f"k{i}", {}) for i in range(PERSIST_READ - 1)])
     assert Index(record.repo.path).end()[1] == 0  # the writer's backlog: not yet moved

@@ -1,0 +1,304 @@
+"""The Record's chain as this process holds it: an indexed prefix and a tail.
+
+The settled prefix (stamped commits) lives in the index (index.py), shared
+by every process of the clone; the tail past it is held here, in memory.
+`refresh` brings the chain to the ref's tip: nothing is decoded when the
+tip is the one known; when the chain grew, only the new commits are (walked
+back from the tip to a commit the chain holds, then read forward); when a
+sync rebased it, the chain is cut back to the commit both share and goes
+on from there. A row whose id the chain already holds is skipped, so a
+row present twice is read once. Each row read from git is checked against
+its kind and judged by the authority fold; a row written here was checked
+at the door. Once enough stamped commits wait in the tail, they move into
+the index and leave memory (`_persist`), so memory does not grow with the
+record's age. The first refresh recovers journalled rows a power loss took
+from the chain (journal.py).
+
+`Chain` is the Record's base: the Record supplies its repository, journal,
+authority, writer and `remote()`, and reads and writes through this.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+import pygit2
+
+from hale_runtime.gc_pause import collector_paused
+from hale_runtime.record import kinds as row_kinds
+from hale_runtime.record import store
+from hale_runtime.record.errors import RecordError
+from hale_runtime.record.index import Commit, Index, IndexFailed
+from hale_runtime.record.row import Row, decode_line, rows_in
+
+if TYPE_CHECKING:
+    from hale_runtime.record.authority import Authority
+    from hale_runtime.record.identity import Clock
+    from hale_runtime.record.journal import Journal
+    from hale_runtime.record.trust import Trust
+
+PERSIST_BACKLOG = 64  # stamped commits the tail may hold before they move into the index
+PERSIST_ROWS = 20_000  # ... or stamped rows
+PERSIST_READ = 1_000  # ... or this many were just decoded from git (others' rows)
+READ_CHUNK = 256  # commits read from git at a time when the chain grew a lot
+_new = tuple.__new__  # a Row from a full tuple, without NamedTuple's argument parsing
+
+
+def tracking_ref(remote: str) -> str:
+    """Where this clone keeps the remote's record tip as last seen."""
+    return f"refs/dna/remotes/{remote}/record"
+
+
+class Chain:
+    """The chain of one Record (see the module's comment)."""
+
+    repo: pygit2.Repository
+    who: str
+    clock: Clock
+    _journal: Journal
+    _authority: Authority
+
+    def remote(self) -> str | None:  # the Record's
+        raise NotImplementedError
+
+    def trust_now(self) -> Trust:  # the Record's
+        raise NotImplementedError
+
+    def _chain_init(self) -> None:
+        """An empty chain, nothing read yet."""
+        self._index: Index | None = None
+        self._writable = True  # whether the tail may still move into the index
+        self._loaded = False
+        self._tip: pygit2.Oid | None = None
+        self._base: tuple[int, int, str] = (0, 0, "")  # commits, rows, last hex in the index
+        self._commits: list[Commit] = []  # the tail: commits past the base
+        self._pos: dict[str, int] = {}  # tail commit hex -> its place in the whole chain
+        self._ends: list[int] = []  # rows in the chain up to and including each tail commit
+        self._rows: list[Row] = []
+        self._ids: dict[str, int] = {}  # tail row id -> seq
+        self._poison: dict[str, str] = {}  # tail row id -> why it does not fit its kind
+
+    def position(self, hexid: str) -> int | None:
+        """The place of commit `hexid` in this chain (0 for the root), if it is in it."""
+        at = self._pos.get(hexid)
+        if at is None and self._index is not None:
+            at = self._index.position(hexid, self._base[0])
+        return at
+
+    def rows_through(self, position: int) -> int:
+        """How many rows the chain holds up to and including the commit at `position`."""
+        return self._end(position)
+
+    def _count_rows(self) -> int:
+        return self._base[1] + len(self._rows)
+
+    def _count_commits(self) -> int:
+        return self._base[0] + len(self._commits)
+
+    def _end(self, position: int) -> int:
+        """The rows in the chain up to and including the commit at `position`."""
+        if position < 0:
+            return 0
+        if position >= self._base[0]:
+            return self._ends[position - self._base[0]]
+        assert self._index is not None
+        return self._index.end_of(position)
+
+    def _known(self, ids: Iterable[str]) -> dict[str, int]:
+        """id -> seq of those `ids` the chain already holds."""
+        wanted = list(ids)
+        found = {i: self._ids[i] for i in wanted if i in self._ids}
+        if self._index is not None and self._base[1]:
+            found.update(self._index.known([i for i in wanted if i not in found], self._base[1]))
+        return found
+
+    def refresh(self) -> pygit2.Oid | None:
+        """Bring the in-memory chain to the ref's tip; returns the tip."""
+        with collector_paused():
+            return self._refresh()
+
+    def _refresh(self) -> pygit2.Oid | None:
+        if not self._loaded:
+            self._load()
+            self._recover()
+        tip = store.read_ref(self.repo, store.RECORD_REF, self._tip)
+        if tip == self._tip:
+            return tip
+        if self._index is not None and not self._index.holds(self._base[0], self._base[2]):
+            self._reset()  # another process cut the index (a rewritten remote)
+        before = self._count_rows()
+        if tip is None:
+            self._cut(0)
+        else:
+            self._grow(tip)
+        self._tip = tip
+        # rows others wrote, decoded here from git: once many, every later reader
+        # would decode them again (`show` in a fresh process), so they move in now
+        self._persist(force=self._count_rows() - before >= PERSIST_READ)
+        return tip
+
+    def _grow(self, tip: pygit2.Oid) -> None:
+        """Decode the commits from the first one this chain knows up to `tip`."""
+        known = self.position
+        found, hit = store.chain_back(
+            self.repo, tip, lambda h: known(h) is not None, store.RECORD_REF
+        )
+        self._cut(known(hit) + 1 if hit is not None else 0)  # type: ignore[operator]
+        for at in range(0, len(found), READ_CHUNK):
+            for hexid, _ in found[at : at + READ_CHUNK]:
+                oid = pygit2.Oid(hex=hexid)
+                parent_hex, content = store.commit_content(self.repo, oid, store.RECORD_REF)
+                self._add_read(hexid, parent_hex, rows_in(hexid, content, store.RECORD_REF))
+            self._persist(upto_tip=pygit2.Oid(hex=found[min(at + READ_CHUNK, len(found)) - 1][0]))
+
+    def _load(self) -> None:
+        self._loaded = True
+        try:
+            self._index = Index(self.repo.path)
+            self._base = self._index.end()
+        except IndexFailed:
+            self._index, self._base = None, (0, 0, "")
+        self._tip = pygit2.Oid(hex=self._base[2]) if self._base[2] else None
+
+    def _recover(self) -> None:
+        """Append the journalled rows the chain lacks (a power loss took them); see journal.py."""
+        _, texts = self._journal.read()
+        if not texts:
+            return
+        try:
+            if not self._lacking(texts):
+                return
+        except RecordError:
+            pass  # a chain naming objects the disk lost: set back below
+        with self._journal.locked():  # no append is half done while we look
+            settled, texts = self._journal.read()
+            try:
+                tip = self._refresh()
+            except RecordError:
+                if settled is None:
+                    raise
+                store.set_ref(self.repo, store.RECORD_REF, pygit2.Oid(hex=settled))
+                tip = self._refresh()
+            lacking = self._lacking(texts)
+            if lacking:
+                text = "".join(line + "\n" for line in lacking)
+                oid = store.write_commit(self.repo, tip, text, self.who, self.clock())
+                if not store.move_ref(self.repo, store.RECORD_REF, tip, oid):
+                    raise RecordError(f"{store.RECORD_REF} moved while its journal was recovered")
+                self._refresh()
+            self._journal.settle(str(self._tip) if self._tip else None)
+
+    def _lacking(self, texts: list[str]) -> list[str]:
+        """Journalled lines whose rows the chain does not hold (each checked, once)."""
+        self._refresh()
+        lines: dict[str, str] = {}
+        for text in texts:
+            for line in text.split("\n")[:-1]:
+                lines.setdefault(decode_line(line, 0, self._journal.path.name).id, line)
+        known = self._known(lines)
+        return [line for row_id, line in lines.items() if row_id not in known]
+
+    def _reset(self) -> None:
+        """Forget the chain and read the index afresh."""
+        self._commits, self._pos, self._ends, self._rows, self._ids = [], {}, [], [], {}
+        self._poison = {}
+        self._authority.forget()
+        if self._index is not None:
+            self._index.close()
+        self._load()
+
+    def _cut(self, keep: int) -> None:
+        """Forget the chain past its first `keep` commits."""
+        if keep >= self._count_commits():
+            return
+        base_commits, base_rows, _ = self._base
+        if keep < base_commits:
+            assert self._index is not None
+            last = self._index.hex_at(keep - 1) if keep else ""
+            self._index.cut(keep)
+            self._base = (keep, self._index.end_of(keep - 1) if keep else 0, last)
+            self._commits, self._pos, self._ends, self._rows, self._ids = [], {}, [], [], {}
+            self._poison = {}
+        else:
+            t = keep - base_commits
+            kept_rows = self._ends[t - 1] - base_rows if t else 0
+            for row in self._rows[kept_rows:]:
+                del self._ids[row.id]
+                self._poison.pop(row.id, None)
+            for commit in self._commits[t:]:
+                del self._pos[commit[0]]
+            del self._rows[kept_rows:], self._commits[t:], self._ends[t:]
+        self._authority.forget()
+        last_hex = self._commits[-1][0] if self._commits else self._base[2]
+        self._tip = pygit2.Oid(hex=last_hex) if last_hex else None
+
+    def _add_read(self, hexid: str, parent: str | None, decoded: list[Row]) -> None:
+        """Join a commit read from git, leaving out rows the chain already holds."""
+        base = self._count_rows()
+        known = self._known(r.id for r in decoded)
+        new: list[Row] = []
+        seen: set[str] = set()
+        for row in decoded:
+            if row.id not in known and row.id not in seen:
+                seen.add(row.id)
+                new.append(_new(Row, (*row[:7], base + len(new) + 1)))
+        self._add(hexid, parent, new)
+
+    def _add(self, hexid: str, parent: str | None, new: list[Row], checked: bool = False) -> None:
+        """Join a commit's rows to the chain; unless `checked` (written here, so
+        checked at the door), each is checked against its kind."""
+        self._pos[hexid] = self._count_commits()
+        self._commits.append((hexid, parent or "", len(new)))
+        for row in new:
+            self._ids[row.id] = row.seq
+            if not checked:
+                why = row_kinds.check_row(*row[:6])
+                if why:
+                    self._poison[row.id] = why
+        if checked:
+            self._authority.took(self._authority.trust, new)
+        else:
+            self._authority.join(self.trust_now, new, self._poison)
+        self._rows.extend(new)
+        self._ends.append(self._count_rows())
+
+    def _stamped_commits(self, tip: pygit2.Oid | None = None) -> int:
+        """How many commits of the chain, from its root, the remote holds."""
+        remote = self.remote()
+        if remote is None:
+            return self._count_commits()
+        seen = store.read_ref(self.repo, tracking_ref(remote))
+        tip = tip or self._tip
+        if seen is None or tip is None:
+            return 0
+        where = self.position(str(seen))
+        if where is None:
+            base = self.repo.merge_base(tip, seen)
+            where = self.position(str(base)) if base is not None else None
+        return where + 1 if where is not None else 0
+
+    def _persist(self, force: bool = False, upto_tip: pygit2.Oid | None = None) -> None:
+        """Move stamped tail commits into the index once enough wait (or when forced)."""
+        if self._index is None or not self._writable or not self._commits:
+            return
+        base_commits, base_rows, base_hex = self._base
+        upto = min(self._stamped_commits(upto_tip), self._count_commits()) - base_commits
+        if upto <= 0:
+            return
+        rows = self._ends[upto - 1] - base_rows
+        if not force and upto < PERSIST_BACKLOG and rows < PERSIST_ROWS:
+            return
+        try:
+            moving = self._rows[:rows]
+            self._index.extend((base_commits, base_hex), self._commits[:upto], moving, self._poison)
+        except IndexFailed:
+            self._writable = self._index.holds(base_commits, base_hex)
+            return  # cut under us: the next refresh reads afresh; else stop writing it
+        for row in self._rows[:rows]:
+            del self._ids[row.id]
+            self._poison.pop(row.id, None)
+        for commit in self._commits[:upto]:
+            del self._pos[commit[0]]
+        self._base = (base_commits + upto, self._ends[upto - 1], self._commits[upto - 1][0])
+        del self._rows[:rows], self._commits[:upto], self._ends[:upto]
