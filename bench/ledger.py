@@ -66,14 +66,14 @@ def git_worker(root: str, n: int, seconds: float, barrier, results) -> None:
     results.put(count)
 
 
-def ledger_worker(dsn: str, n: int, seconds: float, root: str, fenced: bool, barrier,
+def ledger_worker(dsn: str, n: int, seconds: float, roots: list[str], fenced: bool, barrier,
                   results) -> None:  # fmt: skip
     """What a node's head does for a leg's call: the row made, judged and signed
     (`Record.sealed`: a signature row and the row), then appended in one statement."""
-    record = Record.open(root, who=f"leg{n}@bench:c0ffee00")
+    record = Record.open(roots[n], who=f"leg{n}@bench:c0ffee00")
     memory = open_memory(dsn)
     epoch = memory.claim(CLAIM).token
-    bare = "INSERT INTO ledger (id, line, epoch) SELECT i, l, %s FROM unnest(%s::text[], %s::text[]) AS r(i, l)"
+    bare = "INSERT INTO ledger (id, line, epoch) VALUES {}"
     count = 0
     barrier.wait()
     stop = time.monotonic() + seconds
@@ -82,7 +82,8 @@ def ledger_worker(dsn: str, n: int, seconds: float, root: str, fenced: bool, bar
         if fenced:
             memory.ledger_append(rows, (CLAIM, epoch))
         else:
-            memory._write_one(bare, (epoch, [i for i, _ in rows], [line for _, line in rows]))
+            values = ", ".join(["(%s, %s, %s)"] * len(rows))
+            memory._write_one(bare.format(values), tuple(p for r in rows for p in (*r, epoch)))
         count += 1
     memory.close()
     record.close()
@@ -90,19 +91,34 @@ def ledger_worker(dsn: str, n: int, seconds: float, root: str, fenced: bool, bar
 
 
 def measure(target, args: tuple, writers: int, seconds: float) -> float:
-    """Rows a second over all writers."""
+    """Rows a second over all writers (a writer that fails stops the bench, saying why)."""
     ctx = mp.get_context("fork")
-    barrier, results = ctx.Barrier(writers), ctx.Queue()
+    barrier, results = ctx.Barrier(writers, timeout=120), ctx.Queue()
     procs = [
-        ctx.Process(target=target, args=(args[0], n, seconds, *args[1:], barrier, results))
+        ctx.Process(
+            target=_counted, args=(target, (args[0], n, seconds, *args[1:], barrier), results)
+        )  # fmt: skip
         for n in range(writers)
     ]
     for proc in procs:
         proc.start()
-    total = sum(results.get(timeout=seconds + 120) for _ in procs)
+    counts = [results.get(timeout=seconds + 180) for _ in procs]
     for proc in procs:
         proc.join()
-    return total / seconds
+    failed = [c for c in counts if isinstance(c, str)]
+    if failed:
+        raise SystemExit(f"bench/ledger.py: a writer failed: {failed[0]}")
+    return sum(counts) / seconds
+
+
+def _counted(target, args: tuple, results) -> None:
+    """Run one writer; its count, or why it failed, goes on `results` either way."""
+    try:
+        target(*args, results)
+    except BaseException as error:
+        results.put(f"{type(error).__name__}: {error}")
+        args[-1].abort()  # the others stop waiting at the barrier
+        raise
 
 
 def signing_key(base: Path) -> str:
@@ -140,15 +156,12 @@ def main() -> None:
         memory = open_memory(dsn)
         memory.migrate()
         memory.take(CLAIM, "bench@host:c0ffee00", 3600)
-        ledger_root = git_project(base)  # the head's record: its clock, writer and trust
+        # each writer's record (a head's: its clock, writer and trust), for the ledger sides
+        roots = [git_project(base) for _ in range(max(int(w) for w in args.writers.split(",")))]
         sides = {
             "git record": lambda w: measure(git_worker, (git_project(base),), w, args.seconds),
-            "ledger, fenced": lambda w: measure(
-                ledger_worker, (dsn, ledger_root, True), w, args.seconds
-            ),
-            "bare INSERT": lambda w: measure(
-                ledger_worker, (dsn, ledger_root, False), w, args.seconds
-            ),
+            "ledger, fenced": lambda w: measure(ledger_worker, (dsn, roots, True), w, args.seconds),
+            "bare INSERT": lambda w: measure(ledger_worker, (dsn, roots, False), w, args.seconds),
         }
         print(f"one-row appends, durable; {args.seconds:g} s a side, {args.rounds} rounds; "
               f"load {os.getloadavg()[0]:.1f}")  # fmt: skip

@@ -10,14 +10,14 @@ the claim row `FOR SHARE`, so a takeover waits until the fenced write has
 committed.
 
 An append to the ledger is one statement in its own transaction (autocommit:
-one round trip, one commit), prepared on first use: the claim row read
-`FOR SHARE` in a CTE, the rows inserted from arrays joined to it, so a stale
-epoch inserts nothing, and the count of claim rows it found says which
-(docs/record.md, "Fenced appends").
+one round trip, one commit), prepared: the claim row read `FOR SHARE` in a
+subquery and the rows, as VALUES, joined to it, so a stale epoch inserts
+nothing (docs/record.md, "Fenced appends").
 """
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
@@ -30,17 +30,23 @@ from hale_runtime.memory.store import Exec, SqlMemory
 from hale_runtime.memory.types import MemoryFailed
 
 NOW_SQL = "(extract(epoch FROM statement_timestamp()) * 1000)::bigint"
-# the ledger's fenced append, any number of rows in one statement: `c` is the live
-# claim row, locked FOR SHARE until commit (a takeover's UPDATE of it waits, and a
-# statement that waited re-reads the row it locked); no row of `c`, nothing inserted
-LEDGER_APPEND = f"""WITH c AS (
-        SELECT token FROM claims WHERE key = %s AND token = %s
-        AND until_ms > {NOW_SQL} FOR SHARE),
-    ins AS (INSERT INTO ledger (id, line, epoch)
-        SELECT r.id, r.line, c.token FROM c, unnest(%s::text[], %s::text[])
-            WITH ORDINALITY AS r(id, line, n)
-        ORDER BY r.n ON CONFLICT (id) DO NOTHING RETURNING 1)
-    SELECT count(*) FROM c"""
+# the ledger's fenced append, its rows in one statement: `c` is the live claim row,
+# locked FOR SHARE until commit (a takeover's UPDATE of it waits, and a statement
+# that waited re-reads the row it locked); no row in `c`, nothing inserted
+LEDGER_APPEND = f"""INSERT INTO ledger (id, line, epoch)
+    SELECT v.id, v.line, c.token
+    FROM (SELECT token FROM claims WHERE key = %s AND token = %s
+          AND until_ms > {NOW_SQL} FOR SHARE) AS c,
+         (VALUES {{rows}}) AS v(id, line, n)
+    ORDER BY v.n ON CONFLICT (id) DO NOTHING RETURNING id"""
+PREPARED_ROWS = 16  # statements for batches up to this many rows are prepared
+
+
+@functools.cache
+def ledger_append_sql(n: int) -> str:
+    """LEDGER_APPEND for `n` rows (one statement text a batch size)."""
+    return LEDGER_APPEND.format(rows=", ".join(f"(%s, %s, {i})" for i in range(n)))
+
 
 CONNECT_TIMEOUT_S = 10
 
@@ -94,14 +100,15 @@ class PostgresMemory(SqlMemory):
         if not rows:
             return
         key, epoch = fence
-        ids, lines = [i for i, _ in rows], [line for _, line in rows]
+        params = (key, epoch, *(part for row in rows for part in row))
+        prepare = True if len(rows) <= PREPARED_ROWS else None
         try:
-            found = self._conn.execute(LEDGER_APPEND, (key, epoch, ids, lines), prepare=True)
-            live = found.fetchone()[0]
+            found = self._conn.execute(ledger_append_sql(len(rows)), params, prepare=prepare)
+            inserted = found.fetchall()
         except psycopg.Error as error:
             raise MemoryFailed(f"memory {redact(self.dsn)}: {error}") from error
-        if not live:  # nothing was written; staleness never heals, so this says why
-            raise self._fenced(key, epoch)
+        if not inserted:  # fenced (nothing written), or every row held already
+            self.check_fence(key, epoch)  # a stale epoch never becomes live again
 
     def _lock_migrations(self, run: Exec) -> None:
         run("SELECT pg_advisory_xact_lock(%s)", (PG_MIGRATE_LOCK,))
