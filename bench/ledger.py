@@ -17,7 +17,8 @@ returns:
   check: the bound any fenced append on this cluster can reach (a commit
   and its WAL flush; with one writer nothing shares the flush).
 
-Both sides sign every batch with a throwaway key, as a user's writers do.
+Both sides sign every batch with a throwaway key, as a user's writers do
+(`--unsigned`: neither does, to see what signing costs each side).
 
 The goal (the fenced ledger at least 10x the git record for one-row
 appends) is judged at 8 writers: the legs' rows come from many legs at
@@ -27,7 +28,7 @@ turn. One writer is printed beside it with its bound. Sides alternate
 which goes first, `--rounds` rounds (min and median). Prints figures and
 ratios; asserts nothing.
 
-    .venv/bin/python bench/ledger.py [--seconds 3] [--rounds 5] [--writers 1,8]
+    .venv/bin/python bench/ledger.py [--seconds 3] [--rounds 5] [--writers 1,8] [--unsigned]
 """
 
 from __future__ import annotations
@@ -51,11 +52,12 @@ from hale_runtime.record import Record, kinds  # noqa: E402
 
 CLAIM = "body"
 GOAL, GOAL_WRITERS = 10.0, 8  # the fenced ledger against the git record, at 8 writers
+SIGN = True  # the writers sign their batches (--unsigned: neither side does); set before forking
 
 
 def git_worker(root: str, n: int, seconds: float, barrier, results) -> None:
     os.environ["HALE_DNA_DURABILITY"] = "full"
-    record = Record.open(root, who=f"leg{n}@bench:c0ffee00")
+    record = Record.open(root, who=f"leg{n}@bench:c0ffee00", sign=SIGN)
     count = 0
     barrier.wait()
     stop = time.monotonic() + seconds
@@ -70,7 +72,7 @@ def ledger_worker(dsn: str, n: int, seconds: float, roots: list[str], fenced: bo
                   results) -> None:  # fmt: skip
     """What a node's head does for a leg's call: the row made, judged and signed
     (`Record.sealed`: a signature row and the row), then appended in one statement."""
-    record = Record.open(roots[n], who=f"leg{n}@bench:c0ffee00")
+    record = Record.open(roots[n], who=f"leg{n}@bench:c0ffee00", sign=SIGN)
     memory = open_memory(dsn)
     epoch = memory.claim(CLAIM).token
     bare = "INSERT INTO ledger (id, line, epoch) VALUES {}"
@@ -147,7 +149,10 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=3.0)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--writers", default="1,8")
+    parser.add_argument("--unsigned", action="store_true", help="neither side signs its batches")
     args = parser.parse_args()
+    global SIGN
+    SIGN = not args.unsigned
     base = Path(tempfile.mkdtemp(prefix="bench-ledger-"))
     os.environ["HALE_DNA_KEY"] = signing_key(base)  # both sides sign, as a user's do
     server = start_postgres(fsync=True)
@@ -163,7 +168,8 @@ def main() -> None:
             "ledger, fenced": lambda w: measure(ledger_worker, (dsn, roots, True), w, args.seconds),
             "bare INSERT": lambda w: measure(ledger_worker, (dsn, roots, False), w, args.seconds),
         }
-        print(f"one-row appends, durable; {args.seconds:g} s a side, {args.rounds} rounds; "
+        print(f"one-row appends, durable, {'unsigned' if args.unsigned else 'signed'}; "
+              f"{args.seconds:g} s a side, {args.rounds} rounds; "
               f"load {os.getloadavg()[0]:.1f}")  # fmt: skip
         for writers in (int(w) for w in args.writers.split(",")):
             seen: dict[str, list[float]] = {name: [] for name in sides}
