@@ -72,6 +72,15 @@ def ID(value: Any) -> str:  # noqa: N802
     return f" is an id (one line of printable text), not {shown(value)}"
 
 
+def TASK(value: Any) -> str:  # noqa: N802
+    """A task's id: a root's `t1` or a child's `t1.s0.b`, never a step's or an
+    attempt's (a row admitting one under such a key would name another task's parts)."""
+    why = ID(value)
+    if why or "/" not in value:
+        return why
+    return f" is a task's id (t1, or a child's t1.s0.b), not {shown(value)}"
+
+
 def _spaced(value: str) -> bool:
     """Printable but for spaces of other widths (isprintable counts only ' ' as one)."""
     return value.translate(_SPACES).isprintable()
@@ -250,13 +259,13 @@ def _admitted_whole(body: dict[str, Any]) -> str:
 # the engine (engine/engine.py, engine/state.py)
 WORKFLOW_ADMITTED = kind(
     "workflow.admitted",
-    ID,
+    TASK,
     {"definition": TEXT},
     {"ask": ID, "convener": ID, "inputs": OBJECT, "plan": PLAN, "parent": ID, "step": COUNT,
      "member": ID},
     _admitted_whole,
 )  # fmt: skip
-TASK_BORN = kind("task.born", ID, {}, {"summary": TEXT})
+TASK_BORN = kind("task.born", TASK, {}, {"summary": TEXT})
 STEP_REGISTERED = kind("step.registered", ID, {}, {"store": TEXT, "members": list_of(ID)})
 ATTEMPT_ADMITTED = kind("attempt.admitted", ID, {"performer": ID})
 ATTEMPT_CLAIMED = kind("attempt.claimed", ID, {}, {"holder": ID, "token": INT})

@@ -197,3 +197,12 @@ def test_every_kind_as_it_is_with_a_field_of_another_type_and_with_a_bad_key(run
 @given(st.lists(hostile_line(), min_size=1, max_size=3))
 def test_hostile_rows_are_quarantined_once_and_change_nothing(running: Running, lines) -> None:
     feed(running, lines)
+
+
+def test_an_admission_under_a_good_tasks_attempt_key_stalls_nothing(running) -> None:
+    """A row admitting a workflow under another task's attempt id (hypothesis found
+    one) does not fit its kind: it is never applied, and the engine neither makes
+    a task of it nor gets stuck on one (it did, before the key had a form)."""
+    body = {**k.example(k.WORKFLOW_ADMITTED), "definition": "ask-judge@1"}
+    feed(running, [line(k.WORKFLOW_ADMITTED, "t2/wf1/s0/j/a0", body)])
+    assert running.org.engine.stuck == set()
