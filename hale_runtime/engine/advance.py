@@ -17,7 +17,7 @@ and the others go on.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hale_runtime.engine import ids
 from hale_runtime.engine.state import CANCELLED, SUCCEEDED, Attempt, Step, Task, Unit
@@ -45,8 +45,9 @@ class Advancing:
     stuck: set[str]
     unclaimed: list[Attempt]
 
-    def emit(self, kind: str, key: str, body: dict[str, Any]) -> None:  # the Engine's
-        raise NotImplementedError
+    if TYPE_CHECKING:  # the Engine's
+
+        def emit(self, kind: str, key: str, body: dict[str, Any]) -> None: ...
 
     def _advance_dirty(self) -> None:
         dirty = self.state.dirty

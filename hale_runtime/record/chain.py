@@ -59,11 +59,11 @@ class Chain:
     _journal: Journal
     _authority: Authority
 
-    def remote(self) -> str | None:  # the Record's
-        raise NotImplementedError
+    if TYPE_CHECKING:  # the Record's
 
-    def trust_now(self) -> Trust:  # the Record's
-        raise NotImplementedError
+        def remote(self) -> str | None: ...
+
+        def trust_now(self) -> Trust: ...
 
     def _chain_init(self) -> None:
         """An empty chain, nothing read yet."""

@@ -57,12 +57,12 @@ from hale_runtime.record.kinds import (
     SCHEDULE_REQUESTED,
     SCHEDULE_RESUMED,
 )
+from hale_runtime.record.protected import FIELD as PROTECTED
 from hale_runtime.record.row import Row
 from hale_runtime.record.signing import Proof, key_of
 
 BOARD = "board"
 POSITION = "position:"
-PROTECTED = "protected"  # the body field naming a protected body (record/protected.py)
 
 
 def _no_row(row_id: str) -> Row | None:
