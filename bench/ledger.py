@@ -11,7 +11,8 @@ returns:
 - ledger, fenced: what a node's head runs for a leg's call: the row made,
   judged and signed (`Record.sealed`: its signature row and the row), then
   `memory.ledger_append` under the body claim's epoch, one statement in its
-  own transaction with the claim row checked `FOR SHARE`, on a throwaway
+  own transaction with the claim row checked (an epoch ends behind a lock
+  on the ledger table, so appends take no row lock), on a throwaway
   PostgreSQL cluster with fsync on and synchronous_commit on;
 - bare INSERT: the same rows in one autocommit `INSERT` with no epoch
   check: the bound any fenced append on this cluster can reach (a commit

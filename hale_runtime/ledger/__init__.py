@@ -25,6 +25,6 @@ claims table (`body`, or `owner/<owner>` over a shared record): its token
 is the epoch the host hands its head, the fence renews it beside the git
 lease, and memory refuses an append under an epoch that was taken over,
 released or expired (`Fenced`), in the same transaction as the insert
-(the claim row is locked `FOR SHARE`, so a takeover waits for appends that
-passed their check and every later one fails it).
+(a takeover or a release of the claim first locks the ledger table, so it
+waits for the appends in flight and every later one fails the check).
 """

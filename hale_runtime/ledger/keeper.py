@@ -51,7 +51,7 @@ class LedgerKeeper:
         return self._take() if adopted(self.record) is not None else None
 
     def _take(self) -> int:
-        grant = self.memory.take(self.key, self.holder, self.lease_s)
+        grant = self.memory.take_epoch(self.key, self.holder, self.lease_s)
         if grant is None:
             live = self.memory.claim(self.key)
             who = live.holder if live is not None else "another body"
@@ -92,7 +92,7 @@ class LedgerKeeper:
         carried = self.carry(everything=True)
         body = {"request": row.id, "carried": carried, "epoch": self.epoch, "holder": self.holder}
         self.record.append(kinds.LEDGER_ABANDON_DONE, row.key, body)
-        self.memory.release(self.key, self.holder, self.epoch)
+        self.memory.release_epoch(self.key, self.holder, self.epoch)
         self.epoch = None
         return "abandoned"
 
@@ -125,7 +125,7 @@ class LedgerKeeper:
         """Give the body claim back at a clean stop (the ledger stays adopted)."""
         if self.epoch is not None and not lost:
             try:
-                self.memory.release(self.key, self.holder, self.epoch)
+                self.memory.release_epoch(self.key, self.holder, self.epoch)
             except (Fenced, RecordError) as error:
                 self.warn(f"the ledger's body claim was not given back: {one_line(error)}")
 

@@ -23,7 +23,7 @@ import json
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
 from hale_runtime.memory.schema import MIGRATIONS, VERSION_TABLE, latest
@@ -63,10 +63,10 @@ DROP_EDGE = "DELETE FROM edges WHERE src = ? AND kind = ? AND dst = ?"
 KEEP_PROTECTED = """INSERT INTO protected (digest, body) VALUES (?, ?)
     ON CONFLICT (digest) DO NOTHING"""
 ERASE_PROTECTED = "DELETE FROM protected WHERE digest = ?"
-# one statement a row: inserted only while the claim's grant `epoch` is live, its claim
-# row locked against a takeover until commit (PostgreSQL's FOR SHARE)
+# one statement a row: inserted only while the claim's grant `epoch` is live (an epoch
+# ends only after the appends in flight: take_epoch, release_epoch)
 LEDGER_APPEND = """INSERT INTO ledger (id, line, epoch)
-    SELECT ?, ?, token FROM claims WHERE key = ? AND token = ? AND until_ms > {now}{lock}
+    SELECT ?, ?, token FROM claims WHERE key = ? AND token = ? AND until_ms > {now}
     ON CONFLICT (id) DO NOTHING RETURNING id"""
 CURSOR_FIRST = """INSERT INTO cursors (name, value) VALUES (?, ?)
     ON CONFLICT (name) DO UPDATE SET value = excluded.value WHERE cursors.value IS NULL
@@ -96,6 +96,7 @@ class SqlMemory(ABC):
     now_sql = ""  # SQL expression: the database's clock, ms since the epoch
     param = "?"
     lock_row = ""  # suffix locking a claim row against takeover until commit
+    ledger_lock = ""  # waits out the ledger's appends in flight (take_epoch, release_epoch)
     table_exists = ""  # SQL: count of tables named ?
 
     def __init__(self, dsn: str, clock: Callable[[], float] = time.monotonic):
@@ -207,6 +208,29 @@ class SqlMemory(ABC):
     def release(self, key: str, holder: str, token: int) -> bool:
         """Give back grant `token`; False when it was no longer live (nothing to give)."""
         return bool(self._write_one(self.q(RELEASE), (key, holder, token)))
+
+    def take_epoch(
+        self, key: str, holder: str, ttl_s: float, within: Exec | None = None
+    ) -> Grant | None:
+        """`take` of the claim that fences the ledger, whose token is an epoch: it
+        first waits for the appends in flight, so none under the old epoch commits
+        after the new one does (`ledger_lock`). `within`: the caller's transaction."""
+        started = self.clock()
+        with self._within(within) as run:
+            if self.ledger_lock:
+                run(self.ledger_lock, ())
+            rows = run(self.q(TAKE), (key, holder, _ms(ttl_s)))
+        return self._grant(key, rows[0], started) if rows else None
+
+    def release_epoch(self, key: str, holder: str, token: int, within: Exec | None = None) -> bool:
+        """`release` of the claim that fences the ledger, after the appends in flight."""
+        with self._within(within) as run:
+            if self.ledger_lock:
+                run(self.ledger_lock, ())
+            return bool(run(self.q(RELEASE), (key, holder, token)))
+
+    def _within(self, run: Exec | None) -> AbstractContextManager[Exec]:
+        return self._transaction() if run is None else nullcontext(run)
 
     def claim(self, key: str) -> Grant | None:
         """The live grant on `key`, if any."""
@@ -338,11 +362,11 @@ class SqlMemory(ABC):
         (key, epoch) is live: Fenced, with nothing written, under a stale epoch.
         A row whose id the ledger holds already is held once."""
         key, epoch = fence
-        sql = self.q(LEDGER_APPEND.replace("{lock}", self.lock_row))
+        sql = self.q(LEDGER_APPEND)
         with self._transaction() as run:
             for row_id, line in rows:
                 if not run(sql, (row_id, line, key, epoch)):  # fenced, or held already
-                    self._check(run, key, epoch, self.clock(), self.lock_row)
+                    self._check(run, key, epoch, self.clock(), "")
 
     def ledger_waiting(self, limit: int) -> list[tuple[str, str]]:
         """(id, line) of the rows the ledger holds, oldest first, at most `limit`."""

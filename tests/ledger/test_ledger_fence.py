@@ -1,12 +1,13 @@
 """The ledger's fence on real PostgreSQL: appenders race a takeover (or a
 release) of the body claim, and no append under the old epoch commits after it.
 
-Each cycle runs the real take or release statement in a transaction of the
-test's own and, once it has updated the claim row and before it commits,
-takes a snapshot: every row of the old epoch must be committed in that
-snapshot (an append that passed its check before the update committed
-first; one after it refuses). Without the claim row's lock an append that
-read the old token commits whenever it finishes, and some land after.
+Each cycle ends the epoch as the ledger's keeper does (`take_epoch` or
+`release_epoch`), inside a transaction of the test's own, and, once the claim
+row is updated and before that commits, takes a snapshot: every row of the
+old epoch must be committed in that snapshot (an append that passed its check
+before the end committed first; one after it refuses). Without the ledger's
+lock an append that read the old token commits whenever it finishes, and
+some land after.
 """
 
 from __future__ import annotations
@@ -19,7 +20,6 @@ import pytest
 from pg import fresh_database, shared_postgres
 
 from hale_runtime.memory import Fenced, open_memory
-from hale_runtime.memory.store import RELEASE, TAKE
 from hale_runtime.record import kinds
 from hale_runtime.record.row import new_row
 
@@ -47,13 +47,12 @@ def _append_until_fenced(dsn: str, epoch: int, tag: str, go: threading.Event, ou
 @pytest.mark.parametrize("ending", ["takeover", "release"])
 def test_no_append_under_an_old_epoch_commits_after_its_end(ending: str):
     dsn = fresh_database(shared_postgres())
-    with open_memory(dsn) as memory:
-        memory.migrate()
-        take, release = memory.q(TAKE), memory.q(RELEASE)
+    ender = open_memory(dsn)
+    ender.migrate()
     conn = psycopg.connect(dsn, autocommit=True)
     late_total = 0
     for cycle in range(CYCLES):
-        epoch = conn.execute(take, (KEY, ANN, 60_000)).fetchone()[1]
+        epoch = ender.take_epoch(KEY, ANN, 60).token
         go, outs = threading.Event(), [[] for _ in range(APPENDERS)]
         threads = [
             threading.Thread(target=_append_until_fenced, args=(dsn, epoch, f"{cycle}/{t}", go, o))
@@ -64,12 +63,12 @@ def test_no_append_under_an_old_epoch_commits_after_its_end(ending: str):
         go.set()
         while sum(len(o) for o in outs) < 20 * APPENDERS:
             threading.Event().wait(0.005)
-        with conn.transaction():  # the end of the epoch, as a node runs it
+        with ender._transaction() as run:  # the end of the epoch, as the keeper runs it
             if ending == "takeover":
-                ended = conn.execute(take, (KEY, ANN, 60_000)).fetchone()[1] == epoch + 1
+                ended = ender.take_epoch(KEY, ANN, 60, within=run).token == epoch + 1
             else:
-                ended = bool(conn.execute(release, (KEY, ANN, epoch)).fetchall())
-            snapshot = conn.execute("SELECT pg_current_snapshot()").fetchone()[0]
+                ended = ender.release_epoch(KEY, ANN, epoch, within=run)
+            snapshot = run("SELECT pg_current_snapshot()", ())[0][0]
         assert ended
         for thread in threads:
             thread.join(30)
@@ -86,4 +85,5 @@ def test_no_append_under_an_old_epoch_commits_after_its_end(ending: str):
             assert isinstance(last, Fenced)  # every appender was refused in the end
             assert set(appended) <= held  # and what it was told was written, was
     conn.close()
+    ender.close()
     assert late_total == 0

@@ -25,22 +25,24 @@ def lines(n: int, tag: str = "x") -> list[tuple[str, str]]:
 
 
 def test_appends_stand_only_under_the_live_epoch(store):
-    first = store.take("body", "ann@h:c1", 30)
+    first = store.take_epoch("body", "ann@h:c1", 30)
     store.ledger_append(lines(2), ("body", first.token))
     assert store.ledger_count() == 2
     store.ledger_append(lines(2), ("body", first.token))  # the same rows again: one each
     assert store.ledger_count() == 2
-    store.release("body", "ann@h:c1", first.token)
+    assert store.take_epoch("body", "bob@h:c2", 30) is None  # held: no new epoch
+    assert store.release_epoch("body", "ann@h:c1", first.token)
     with pytest.raises(Fenced, match="was released"):
         store.ledger_append(lines(1, "r"), ("body", first.token))
-    second = store.take("body", "bob@h:c2", 30)
+    second = store.take_epoch("body", "bob@h:c2", 30)
     assert second.token == first.token + 1  # the next epoch
     with pytest.raises(Fenced, match="taken over by bob@h:c2"):
         store.ledger_append(lines(1, "t"), ("body", first.token))
-    short = store.take("owner/acme", "bob@h:c2", 0.05)
+    short = store.take_epoch("owner/acme", "bob@h:c2", 0.05)
     time.sleep(0.1)
     with pytest.raises(Fenced, match="expired"):
         store.ledger_append(lines(1, "e"), ("owner/acme", short.token))
+    assert not store.release_epoch("owner/acme", "bob@h:c2", short.token)  # nothing to give
     assert store.ledger_count() == 2  # nothing a fenced append carried was written
     store.ledger_append(lines(3, "b"), ("body", second.token))
     assert [i for i, _ in store.ledger_waiting(10)] == [i for i, _ in lines(2) + lines(3, "b")]
