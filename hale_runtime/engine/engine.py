@@ -285,8 +285,13 @@ class Engine(Advancing):
                 self.resume(self.restart())
                 raise
             break
-        self._tell()
-        self._deliver()
+        if self._reaches_out():
+            with self.record.unheld():  # others read what we did, and append, while it runs
+                self._tell()
+                self._deliver()
+        else:
+            self._tell()
+            self._deliver()
         return written
 
     def take_poison(self) -> dict[str, tuple[str, str]]:
@@ -309,12 +314,23 @@ class Engine(Advancing):
         pump does first (a performer's own rows come with its answer, which
         waits in the inbox)."""
         total = 0
-        for _ in range(max_rounds):
-            written = self.step()
-            total += written
-            if not (self.inbox or self.batch) and (not written or not self._moving()):
-                break
+        with self.record.held():  # the rounds' rows reach git as one commit (record.py)
+            for _ in range(max_rounds):
+                written = self.step()
+                total += written
+                if not (self.inbox or self.batch) and (not written or not self._moving()):
+                    break
         return total
+
+    def _reaches_out(self) -> bool:
+        """Whether this round's delivery may take time or tell another process what
+        its rows say: the Board, or a performer that is not `inline` (a call out,
+        a process that reads the record from git). Then the held rows are published
+        and the hold let go while it runs (record.py, `held`)."""
+        if self._told and self.tell_board is not None:
+            return True
+        performer = self.performers.get
+        return any(not getattr(performer(a.performer), "inline", False) for a in self.to_deliver)
 
     def _moving(self) -> bool:
         """Whether the next round has work this engine already holds."""

@@ -15,6 +15,7 @@ from hale_runtime.record import kinds
 
 
 class LegPerformer:
+    inline = True  # at once; a leg learns of the work from the `leg.offered` row in git
     kind = "agent"
 
     def offers(self, capability: str) -> bool:

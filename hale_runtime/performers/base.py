@@ -109,6 +109,8 @@ class Context:
 
 class Performer(Protocol):
     kind: str  # organism | editor | person | agent | service
+    # optional `inline = True`: delivering returns at once and tells no other process of
+    # the attempt, so the engine delivers inside its hold on the record (engine.py)
 
     def offers(self, capability: str) -> bool: ...
 

@@ -11,6 +11,12 @@
   service, http_service.py, takes its place when HALE_DNA_SERVICE_URL names
   an endpoint).
 
+organism, person and service are `inline`: delivering returns at once and
+tells no other process of the attempt (the answer, or the case row, comes
+back through the engine), so the engine delivers inside its hold on the
+record (record.py, `held`). editor and agent call a model, which takes its
+time, so the engine lets the hold go while they work.
+
 Model-backed work passes the Budget gate first, makes no call whose known
 price is past its grant, and says what it called; after a crash a call in
 the record is its answer.
@@ -38,6 +44,7 @@ FIXED_KINDS = frozenset({"organism", "edit", "human", "person"})
 
 
 class OrganismPerformer:
+    inline = True
     kind = "organism"
 
     def offers(self, capability: str) -> bool:
@@ -95,6 +102,7 @@ class EditorPerformer:
 
 
 class PersonPerformer:
+    inline = True
     kind = "person"
 
     def offers(self, capability: str) -> bool:
@@ -124,6 +132,7 @@ class AgentPerformer:
 
 
 class ServicePerformer:
+    inline = True
     kind = "service"
 
     def __init__(self, capabilities: tuple[str, ...] = ("analysis",)):

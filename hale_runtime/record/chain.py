@@ -14,6 +14,13 @@ the index and leave memory (`_persist`), so memory does not grow with the
 record's age. The first refresh recovers journalled rows a power loss took
 from the chain (journal.py).
 
+Rows an append holds back from git (`Record.held`: journalled, so durable,
+but not yet a commit) sit at the chain's end as one *pending* commit that
+grows with each append; every read here sees them. When the ref moves
+under them (a sync in another process), the pending commit is taken off,
+the chain goes on to the new tip, and the held rows go back on top, read
+as any rebase is; publishing writes them as one commit on the tip.
+
 `Chain` is the Record's base: the Record supplies its repository, journal,
 authority, writer and `remote()`, and reads and writes through this.
 """
@@ -42,6 +49,7 @@ PERSIST_BACKLOG = 64  # stamped commits the tail may hold before they move into 
 PERSIST_ROWS = 20_000  # ... or stamped rows
 PERSIST_READ = 1_000  # ... or this many were just decoded from git (others' rows)
 READ_CHUNK = 256  # commits read from git at a time when the chain grew a lot
+PENDING = "pending"  # the name of the held rows' commit until it is written (no hex is)
 _new = tuple.__new__  # a Row from a full tuple, without NamedTuple's argument parsing
 
 
@@ -78,6 +86,7 @@ class Chain:
         self._rows: list[Row] = []
         self._ids: dict[str, int] = {}  # tail row id -> seq
         self._poison: dict[str, str] = {}  # tail row id -> why it does not fit its kind
+        self._pending: list[str] = []  # the held rows' stored lines (the PENDING commit's)
 
     def position(self, hexid: str) -> int | None:
         """The place of commit `hexid` in this chain (0 for the root), if it is in it."""
@@ -125,6 +134,7 @@ class Chain:
         tip = store.read_ref(self.repo, store.RECORD_REF, self._tip)
         if tip == self._tip:
             return tip
+        held = self._unhold()  # the ref moved under held rows: they go back on top
         if self._index is not None and not self._index.holds(self._base[0], self._base[2]):
             self._reset()  # another process cut the index (a rewritten remote)
         before = self._count_rows()
@@ -133,6 +143,8 @@ class Chain:
         else:
             self._grow(tip)
         self._tip = tip
+        if held:
+            self._hold(self._unknown(decode_line(line, 0, PENDING) for line in held), held)
         # rows others wrote, decoded here from git: once many, every later reader
         # would decode them again (`show` in a fresh process), so they move in now
         self._persist(force=self._count_rows() - before >= PERSIST_READ)
@@ -235,6 +247,11 @@ class Chain:
 
     def _add_read(self, hexid: str, parent: str | None, decoded: list[Row]) -> None:
         """Join a commit read from git, leaving out rows the chain already holds."""
+        self._add(hexid, parent, self._unknown(decoded))
+
+    def _unknown(self, decoded: Iterable[Row]) -> list[Row]:
+        """The rows the chain does not hold yet, each once, numbered on from its end."""
+        decoded = list(decoded)
         base = self._count_rows()
         known = self._known(r.id for r in decoded)
         new: list[Row] = []
@@ -243,13 +260,17 @@ class Chain:
             if row.id not in known and row.id not in seen:
                 seen.add(row.id)
                 new.append(_new(Row, (*row[:7], base + len(new) + 1)))
-        self._add(hexid, parent, new)
+        return new
 
     def _add(self, hexid: str, parent: str | None, new: list[Row], checked: bool = False) -> None:
         """Join a commit's rows to the chain; unless `checked` (written here, so
         checked at the door), each is checked against its kind."""
         self._pos[hexid] = self._count_commits()
         self._commits.append((hexid, parent or "", len(new)))
+        self._join(new, checked)
+
+    def _join(self, new: list[Row], checked: bool) -> None:
+        """The rows of the chain's last commit, joined to it."""
         for row in new:
             self._ids[row.id] = row.seq
             if not checked:
@@ -261,13 +282,42 @@ class Chain:
         else:
             self._authority.join(self.trust_now, new, self._poison)
         self._rows.extend(new)
-        self._ends.append(self._count_rows())
+        if len(self._ends) < len(self._commits):
+            self._ends.append(self._count_rows())
+        else:
+            self._ends[-1] = self._count_rows()
+
+    # ---- held rows (Record.held) -----------------------------------------------
+
+    def _hold(self, new: list[Row], lines: list[str]) -> None:
+        """Rows written to the journal, not to git: they join the pending commit."""
+        if not self._pending:
+            self._add(PENDING, str(self._tip) if self._tip else None, new, checked=True)
+        else:
+            hexid, parent, count = self._commits[-1]
+            self._commits[-1] = (hexid, parent, count + len(new))
+            self._join(new, checked=True)
+        self._pending.extend(lines)
+
+    def _unhold(self) -> list[str]:
+        """Take the pending commit off the chain; its lines."""
+        held, self._pending = self._pending, []
+        if held:
+            self._cut(self._count_commits() - 1)
+        return held
+
+    def _written(self, oid: pygit2.Oid) -> None:
+        """The pending commit is in git now, as `oid`, and the ref names it."""
+        hexid, parent, count = self._commits[-1]
+        self._pos[str(oid)] = self._pos.pop(hexid)
+        self._commits[-1] = (str(oid), parent, count)
+        self._tip, self._pending = oid, []
 
     def _stamped_commits(self, tip: pygit2.Oid | None = None) -> int:
         """How many commits of the chain, from its root, the remote holds."""
         remote = self.remote()
         if remote is None:
-            return self._count_commits()
+            return self._count_commits() - bool(self._pending)  # held rows are no one's yet
         seen = store.read_ref(self.repo, tracking_ref(remote))
         tip = tip or self._tip
         if seen is None or tip is None:

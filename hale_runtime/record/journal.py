@@ -38,6 +38,7 @@ import ctypes.util
 import fcntl
 import os
 import struct
+import time
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
@@ -46,6 +47,7 @@ MAGIC = b"hale-record-journal 2 "
 HEAD = 128  # the header's fixed room; frames follow
 SIZE = 2 << 20  # the file's size, zero-filled when made; a batch past it grows the file
 SETTLE_BYTES = 1 << 20  # settle once the frames reach this far
+YIELD_S = 0.0005  # how long `let_others_in` leaves the lock free
 _FRAME = struct.Struct("<III")  # length, generation, CRC-32 of the generation and payload
 
 
@@ -101,6 +103,32 @@ class Journal:
             self._depth -= 1
             if self._depth == 0:
                 fcntl.flock(fd, fcntl.LOCK_UN)
+
+    @contextlib.contextmanager
+    def released(self) -> Iterator[None]:
+        """The lock given up while inside, however deep it is held, and held again after."""
+        depth, fd = self._depth, self._fd
+        if depth == 0 or fd is None:
+            yield
+            return
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        self._depth = 0
+        try:
+            yield
+        finally:
+            assert self._depth == 0
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            self._find_end(fd)
+            self._depth = depth
+
+    def let_others_in(self) -> None:
+        """Give the lock up for a moment while holding it (another process waiting on
+        it may take it first), then hold it again."""
+        assert self._depth > 0 and self._fd is not None
+        fcntl.flock(self._fd, fcntl.LOCK_UN)
+        time.sleep(YIELD_S)  # a waiter woken by the unlock needs a moment to run
+        fcntl.flock(self._fd, fcntl.LOCK_EX)
+        self._find_end(self._fd)
 
     def _find_end(self, fd: int) -> None:
         """Read the header (making the file when it is new) and walk to the last frame."""

@@ -13,6 +13,15 @@ anyone, unless HALE_DNA_DURABILITY=relaxed (tests and benches only). The
 first read of a Record recovers journalled rows a power loss took from the
 chain.
 
+Inside `held()` (an engine's pump) each append is still journalled, so
+durable, before it returns, but its rows reach git as one commit when the
+hold ends (or `publish()`, or HOLD_S into it): a round costs its fdatasync
+and no file made in git, where a commit makes four (three objects and the
+ref's lock). The hold keeps the journal's lock, so no other hale writer of
+this clone appends in between; readers in other processes see the held rows
+when they are published, and a process killed while holding leaves them in
+the journal, where the next open recovers them.
+
 Each row is checked against its kind (kinds.py) as it joins the chain, and
 one that does not fit is *poison*: it keeps its place (its seq), but reads
 leave it out unless asked (`poison=True`), so no reader applies it;
@@ -24,6 +33,7 @@ the index with their rows.
 from __future__ import annotations
 
 import contextlib
+import time
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -50,6 +60,7 @@ if TYPE_CHECKING:
     from hale_runtime.record.sync import SyncReport
 
 MAX_APPEND_TRIES = 500
+HOLD_S = 0.05  # a hold publishes, and lets other writers in, this long after it began
 Ranges = Sequence[tuple[str, str | None]]
 _new = tuple.__new__  # a Row from a full tuple, without NamedTuple's argument parsing
 
@@ -77,6 +88,7 @@ class Record(Chain):
         self._journal = Journal(loose.common_dir(repo) / "hale")
         self._chain_init()
         self._config = loose.common_dir(repo) / "config"
+        self._holding: float | None = None  # when the hold (or its last publish) began
         self._remote_seen: tuple[tuple[int, int] | None, str | None] | None = None
 
     @classmethod
@@ -388,13 +400,79 @@ class Record(Chain):
         with collector_paused():
             return self._write(made, self.clock(), carried=True)
 
+    # ---- holding rows back from git ------------------------------------------
+
+    @contextlib.contextmanager
+    def held(self) -> Iterator[None]:
+        """Appends inside are durable as ever, but reach git as one commit at the end
+        (see the module's comment). Re-entrant; with relaxed durability a no-op."""
+        if not self.durable or self._holding is not None:
+            yield
+            return
+        with self._journal.locked():
+            self._holding = time.monotonic()
+            try:
+                yield
+            finally:
+                self._holding = None
+                self.publish()
+
+    @contextlib.contextmanager
+    def unheld(self) -> Iterator[None]:
+        """Inside a hold, a stretch where it is let go: the held rows published, the
+        journal's lock given up (other writers come in), each append its own
+        commit; the hold goes on after it."""
+        if self._holding is None:
+            yield
+            return
+        self.publish()
+        self._holding = None
+        try:
+            with self._journal.released():
+                yield
+        finally:
+            self._holding = time.monotonic()
+
+    def publish(self) -> None:
+        """Write the held rows to git as one commit and move the ref to it (they are
+        durable already, in the journal); when the ref moved, on its new tip."""
+        if not self._pending:
+            return
+        with self._journal.locked(), collector_paused():
+            for _ in range(MAX_APPEND_TRIES):
+                tip = self._refresh()  # the held rows go back on top of a moved ref
+                text = "".join([line + "\n" for line in self._pending])
+                oid = store.write_commit(self.repo, tip, text, self.who, self.clock(), False)
+                if store.move_ref(self.repo, store.RECORD_REF, tip, oid, durable=False):
+                    self._written(oid)
+                    self._persist()
+                    if self._journal.full():
+                        self._journal.settle(str(oid))
+                    return
+        raise RecordError(f"{store.RECORD_REF} kept moving; the held rows wait in the journal")
+
+    def _held_write(self, new: list[Row], text: str) -> None:
+        """A held append: journalled, joined to the pending commit; past HOLD_S the
+        hold publishes and lets the clone's other writers take the lock."""
+        self._journal.write(text)  # durable from here
+        self._hold(new, text.split("\n")[:-1])
+        assert self._holding is not None
+        if time.monotonic() - self._holding >= HOLD_S:
+            self.publish()
+            self._journal.let_others_in()
+            self._holding = time.monotonic()
+
     def _write(self, made: list[tuple[Row, str]], at: int, carried: bool = False) -> list[Row]:
         """One commit of these rows (ids already known ones dropped), durable; signed
-        by this writer, or, `carried`, as they came (judged as rows read from git)."""
+        by this writer, or, `carried`, as they came (judged as rows read from git).
+        Held (`held`), they join the pending commit instead; a carry publishes first."""
         fresh = [row for row, _ in made]
         lines = {row.id: line for row, line in made}
         store.refuse_past_max(lines.values())
         with self._journal.locked() if self.durable else contextlib.nullcontext():
+            hold = self._holding is not None and not carried
+            if not hold:
+                self.publish()
             for _ in range(MAX_APPEND_TRIES):
                 tip = self.refresh()
                 out, new = self._place(fresh)
@@ -411,6 +489,9 @@ class Record(Chain):
                     new, placed = written(batch, self._count_rows())
                     out = [placed.get(r.id, r) for r in out]
                 text = "".join([lines[r.id] + "\n" for r in new])
+                if hold:
+                    self._held_write(new, text)
+                    return out
                 oid = store.write_commit(self.repo, tip, text, self.who, at, durable=False)
                 store.pause_for_tests(oid, store.PAUSE_ENV)
                 if self.durable:
@@ -470,6 +551,7 @@ class Record(Chain):
         """Exchange rows and receipts with the remote (see sync.py); no-op without one."""
         from hale_runtime.record.sync import sync
 
+        self.publish()
         return sync(self)
 
     def rows_past(self, position: int | None) -> list[Row]:
@@ -480,6 +562,7 @@ class Record(Chain):
 
     def close(self) -> None:
         """Move what is stamped into the index, settle the journal; the Record stays usable."""
+        self.publish()
         self._persist(force=True)
         if self._journal.wrote:
             with self._journal.locked():

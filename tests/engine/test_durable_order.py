@@ -4,6 +4,8 @@ journal sync, and delivery follows it (durable, as a node runs by default)."""
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -48,3 +50,67 @@ def test_a_claim_is_synced_before_its_performer_acts(org, monkeypatch: pytest.Mo
     acted = events.index("acted t1/wf1/s0/a/a0")
     assert events[acted - 1] == "synced 1 claim(s)"  # the claim reached the disk first
     assert events[acted + 1 :] == ["synced 1 claim(s)"]  # then one sync: the outcome's round
+
+
+def in_git(root: Path, text: str) -> bool:
+    """Whether the record's commits, as git itself reads them, hold `text`."""
+    shown = subprocess.run(
+        ["git", "-C", str(root), "log", "-p", "refs/dna/record"], capture_output=True, text=True
+    )
+    return text in shown.stdout
+
+
+def commits(root: Path) -> int:
+    out = subprocess.run(["git", "-C", str(root), "rev-list", "--count", "refs/dna/record"],
+                         capture_output=True, text=True)  # fmt: skip
+    return int(out.stdout)
+
+
+def three(c) -> None:
+    assert c.define("three", 1, "record record record", "three steps") == ""
+    for step, name in enumerate(("plan", "review", "settle")):  # steps the organism takes
+        assert c.leaf("three", 1, step, name, work("do it", "organism"), 1) == ""
+
+
+def test_a_pump_of_inline_rounds_reaches_git_as_one_commit(org, monkeypatch):
+    monkeypatch.setenv("HALE_DNA_DURABILITY", "full")
+    e = org.engine()
+    e.admit(plan_of(catalog_of(three).bind("three")), "ask-1", "leader")
+    e.pump()  # four rounds, each journalled (and its claims in memory) before it delivers
+    assert e.settled("t1") == "succeeded"
+    assert commits(org.root) == 1
+    assert in_git(org.root, '"kind":"workflow.settled"')
+
+
+WRITER = """
+import sys
+from hale_runtime.record import Record
+Record.open(sys.argv[1]).append("node.ping.requested", "while-it-works", {})
+"""
+
+
+def test_a_performer_that_is_not_inline_works_with_the_hold_let_go(org, monkeypatch):
+    monkeypatch.setenv("HALE_DNA_DURABILITY", "full")
+    seen: list[bool] = []
+
+    class Looking(Scripted):  # may tell another process, which reads the record from git
+        def deliver(self, w, ctx):
+            seen.append(in_git(org.root, f'"key":"{w.attempt}","kind":"attempt.claimed"'))
+            writer = subprocess.run(  # another writer of the clone is not kept waiting
+                [sys.executable, "-c", WRITER, str(org.root)], capture_output=True, timeout=60
+            )
+            seen.append(writer.returncode == 0)
+            return super().deliver(w, ctx)
+
+    org.plugins = (Looking("agent"),)
+
+    def one(c) -> None:
+        assert c.define("one", 1, "record", "one leaf") == ""
+        assert c.leaf("one", 1, 0, "a", work("do it", "agent"), 1) == ""
+
+    e = org.engine()
+    e.admit(plan_of(catalog_of(one).bind("one")), "ask-1", "leader")
+    e.pump()
+    assert e.settled("t1") == "succeeded"
+    assert seen == [True, True]
+    assert in_git(org.root, '"key":"while-it-works"')
