@@ -26,6 +26,19 @@ class Watching(Scripted):
         return super().deliver(w, ctx)
 
 
+def one(c) -> None:
+    assert c.define("one", 1, "record", "one leaf") == ""
+    assert c.leaf("one", 1, 0, "a", work("do it", "agent"), 1) == ""
+
+
+def settle_one_agent_leaf(org) -> None:
+    """Admit a one-leaf workflow for the agent kind and pump it to its settlement."""
+    e = org.engine()
+    e.admit(plan_of(catalog_of(one).bind("one")), "ask-1", "leader")
+    e.pump()
+    assert e.settled("t1") == "succeeded"
+
+
 def test_a_claim_is_synced_before_its_performer_acts(org, monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setenv("HALE_DNA_DURABILITY", "full")
     events: list[str] = []
@@ -39,14 +52,7 @@ def test_a_claim_is_synced_before_its_performer_acts(org, monkeypatch: pytest.Mo
     monkeypatch.setattr(os, "fdatasync", observed)
     org.plugins = (Watching(events),)
 
-    def one(c) -> None:
-        assert c.define("one", 1, "record", "one leaf") == ""
-        assert c.leaf("one", 1, 0, "a", work("do it", "agent"), 1) == ""
-
-    e = org.engine()
-    e.admit(plan_of(catalog_of(one).bind("one")), "ask-1", "leader")
-    e.pump()
-    assert e.settled("t1") == "succeeded"
+    settle_one_agent_leaf(org)
     acted = events.index("acted t1/wf1/s0/a/a0")
     assert events[acted - 1] == "synced 1 claim(s)"  # the claim reached the disk first
     assert events[acted + 1 :] == ["synced 1 claim(s)"]  # then one sync: the outcome's round
@@ -104,13 +110,6 @@ def test_a_performer_that_is_not_inline_works_with_the_hold_let_go(org, monkeypa
 
     org.plugins = (Looking("agent"),)
 
-    def one(c) -> None:
-        assert c.define("one", 1, "record", "one leaf") == ""
-        assert c.leaf("one", 1, 0, "a", work("do it", "agent"), 1) == ""
-
-    e = org.engine()
-    e.admit(plan_of(catalog_of(one).bind("one")), "ask-1", "leader")
-    e.pump()
-    assert e.settled("t1") == "succeeded"
+    settle_one_agent_leaf(org)
     assert seen == [True, True]
     assert in_git(org.root, '"key":"while-it-works"')
