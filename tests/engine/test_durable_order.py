@@ -12,6 +12,7 @@ import pytest
 from engine_helpers import Scripted, catalog_of, work
 
 from hale_runtime.engine import plan_of
+from hale_runtime.record import record
 
 CLAIMED = '"kind":"attempt.claimed"'
 
@@ -80,6 +81,7 @@ def three(c) -> None:
 
 def test_a_pump_of_inline_rounds_reaches_git_as_one_commit(org, monkeypatch):
     monkeypatch.setenv("HALE_DNA_DURABILITY", "full")
+    monkeypatch.setattr(record, "HOLD_S", 60.0)  # however slow the machine: one hold
     e = org.engine()
     e.admit(plan_of(catalog_of(three).bind("three")), "ask-1", "leader")
     e.pump()  # four rounds, each journalled (and its claims in memory) before it delivers

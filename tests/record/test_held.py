@@ -22,6 +22,7 @@ from hale_runtime.record.row import new_row
 @pytest.fixture(autouse=True)
 def _durable(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HALE_DNA_DURABILITY", "full")
+    monkeypatch.setattr(record, "HOLD_S", 60.0)  # one hold, however slow the machine
 
 
 def open_record(project: Path) -> Record:
