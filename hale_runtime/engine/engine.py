@@ -17,6 +17,7 @@ performer but the one the attempt was admitted to is refused with a row.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -285,11 +286,8 @@ class Engine(Advancing):
                 self.resume(self.restart())
                 raise
             break
-        if self._reaches_out():
-            with self.record.unheld():  # others read what we did, and append, while it runs
-                self._tell()
-                self._deliver()
-        else:
+        # a delivery that reaches out runs with the hold let go: others read and append
+        with self.record.unheld() if self._reaches_out() else contextlib.nullcontext():
             self._tell()
             self._deliver()
         return written

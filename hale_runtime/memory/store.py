@@ -216,21 +216,19 @@ class SqlMemory(ABC):
         first waits for the appends in flight, so none under the old epoch commits
         after the new one does (`ledger_lock`). `within`: the caller's transaction."""
         started = self.clock()
-        with self._within(within) as run:
-            if self.ledger_lock:
-                run(self.ledger_lock, ())
-            rows = run(self.q(TAKE), (key, holder, _ms(ttl_s)))
+        rows = self._ending_epoch(within, TAKE, (key, holder, _ms(ttl_s)))
         return self._grant(key, rows[0], started) if rows else None
 
     def release_epoch(self, key: str, holder: str, token: int, within: Exec | None = None) -> bool:
         """`release` of the claim that fences the ledger, after the appends in flight."""
-        with self._within(within) as run:
+        return bool(self._ending_epoch(within, RELEASE, (key, holder, token)))
+
+    def _ending_epoch(self, within: Exec | None, statement: str, params: tuple) -> list[tuple]:
+        """`statement` behind `ledger_lock`, in `within` or a transaction of its own."""
+        with self._transaction() if within is None else nullcontext(within) as run:
             if self.ledger_lock:
                 run(self.ledger_lock, ())
-            return bool(run(self.q(RELEASE), (key, holder, token)))
-
-    def _within(self, run: Exec | None) -> AbstractContextManager[Exec]:
-        return self._transaction() if run is None else nullcontext(run)
+            return run(self.q(statement), params)
 
     def claim(self, key: str) -> Grant | None:
         """The live grant on `key`, if any."""

@@ -124,11 +124,9 @@ class Journal:
     def let_others_in(self) -> None:
         """Give the lock up for a moment while holding it (another process waiting on
         it may take it first), then hold it again."""
-        assert self._depth > 0 and self._fd is not None
-        fcntl.flock(self._fd, fcntl.LOCK_UN)
-        time.sleep(YIELD_S)  # a waiter woken by the unlock needs a moment to run
-        fcntl.flock(self._fd, fcntl.LOCK_EX)
-        self._find_end(self._fd)
+        assert self._depth > 0
+        with self.released():
+            time.sleep(YIELD_S)  # a waiter woken by the unlock needs a moment to run
 
     def _find_end(self, fd: int) -> None:
         """Read the header (making the file when it is new) and walk to the last frame."""
