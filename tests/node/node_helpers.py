@@ -19,6 +19,8 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from waiting import wait_for  # noqa: F401 (the node tests take it from here)
+
 HALE = [str(Path(sys.executable).parent / "hale")]
 FAST = {
     "HALE_DNA_TICK": "0.2",
@@ -106,16 +108,6 @@ def alive(pid: int) -> bool:
     except OSError:
         return False
     return state != "Z"
-
-
-def wait_for(check, timeout: float, what: str, step: float = 0.1):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        got = check()
-        if got:
-            return got
-        time.sleep(step)
-    raise AssertionError(f"timed out after {timeout}s waiting for {what}")
 
 
 class Node:

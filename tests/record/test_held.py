@@ -14,6 +14,7 @@ from pathlib import Path
 import pygit2
 import pytest
 from record_helpers import run_python, stepping_clock
+from waiting import wait_for
 
 from hale_runtime.record import Record, journal, record, store
 from hale_runtime.record.row import new_row
@@ -99,16 +100,12 @@ Record.open(sys.argv[1], sign=False).append("other.row", "other", {})
 """
 
 
-def queued_on_a_lock(pid: int, timeout: float = 60.0) -> bool:
-    """Whether `pid` comes to wait on a lock (a `->` line of /proc/locks) within
-    `timeout`: a process that is slow to start under load is waited for."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        for line in Path("/proc/locks").read_text().splitlines():
-            fields = line.split()
-            if len(fields) > 5 and fields[1] == "->" and fields[5] == str(pid):
-                return True
-        time.sleep(0.02)
+def queued_on_a_lock(pid: int) -> bool:
+    """Whether `pid` waits on a lock now: a `->` line of /proc/locks names it."""
+    for line in Path("/proc/locks").read_text().splitlines():
+        fields = line.split()
+        if len(fields) > 5 and fields[1] == "->" and fields[5] == str(pid):
+            return True
     return False
 
 
@@ -120,7 +117,7 @@ def test_another_writer_waits_for_the_hold_and_comes_in_when_it_lets_others_in(
     with rec.held():
         rec.append("held.row", "p1", {})
         writer = run_python(WRITER, str(project))
-        assert queued_on_a_lock(writer.pid), "the writer never came to the journal's lock"
+        wait_for(lambda: queued_on_a_lock(writer.pid), 60, "the writer at the journal's lock", 0.02)
         time.sleep(0.5)  # the hold's age past HOLD_S
         rec.append("held.row", "p2", {})  # past HOLD_S: published, others let in
         assert writer.wait(timeout=30) == 0, writer.stderr.read() if writer.stderr else ""
