@@ -3,12 +3,13 @@
 Generated code runs in a namespace holding only the names `base_namespace`
 puts there (no Python builtins): the helpers below, the natives, the struct
 classes, consts and host bindings. The step budget is one shared iterator,
-`_C = meter.steps(budget)`: every call pulls a step from it with
-`for _ in _C: break` (an `else` says it ran out) and every loop pulls from it (a `while` iterates `for _ in _C`, a `for` over a List
-takes its items with `compress(items, _C)`, one step each, and a `for` over
-a range pays in advance through the meter), so an exhausted budget is a
-StopIteration or a loop that ends early, and both become E0404. That costs one C-level
-`next` per step.
+`_C = meter.steps(budget)`: a call that goes on to loop or call pulls a step
+from it with `for _ in _C: break` (an `else` says it ran out) and every loop
+pulls from it (a `while` iterates `for _ in _C`, a `for` over a List takes
+its items with `compress(items, _C)`, one step each, and a `for` over a
+range pays in advance through the meter), so an exhausted budget is a
+StopIteration or a loop that ends early, and both become E0404. That costs
+one C-level `next` per step.
 
 Faults are located by the line map the compiler wrote: for each traceback
 frame that runs generated code, the instruction's source position

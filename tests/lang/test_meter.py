@@ -332,9 +332,14 @@ fn appends_then_calls(n: Int) -> Int {
     let s = "";
     let i = 0;
     while i < n { s += "x"; i += 1; }
-    return len(s) + one();
+    return len(s) + two();
 }
+fn two() -> Int { return one() + one(); }
 fn one() -> Int { return 1; }
+fn fib(n: Int) -> Int {
+    if n < 2 { return n; }
+    return fib(n - 1) + fib(n - 2);
+}
 """
 )
 
@@ -347,12 +352,19 @@ def test_a_literal_append_site_meets_the_ceiling(tmp_path: Path) -> None:
     assert code == "E0417"
 
 
-def test_a_call_takes_one_step(tmp_path: Path) -> None:
-    # 1 call + 1,001 passes of the `while` (the last one ends it) + the call
-    # of `one`; appends to a short string, fewer than a batch, cost nothing more
+def test_a_call_takes_one_step_once_it_calls_or_loops(tmp_path: Path) -> None:
+    # 1 for the call + 1,001 passes of the `while` (the last one ends it) + 1
+    # for `two`, which calls; `one` returns before any call or loop and costs
+    # nothing; appends to a short string, fewer than a batch, cost nothing more
     p = program(tmp_path, APPENDS, step_budget=1_003)
-    assert p.call("m.hl", "appends_then_calls", 1_000) == 1_001
+    assert p.call("m.hl", "appends_then_calls", 1_000) == 1_002
     assert fault(tmp_path, APPENDS, "appends_then_calls", 1_000, step_budget=1_002)[0] == "E0404"
+
+
+def test_a_call_that_returns_first_costs_no_step(tmp_path: Path) -> None:
+    # fib(10) makes 177 calls; the 89 that return at `n < 2` cost nothing
+    assert program(tmp_path, APPENDS, step_budget=88).call("m.hl", "fib", 10) == 55
+    assert fault(tmp_path, APPENDS, "fib", 10, step_budget=87)[0] == "E0404"
 
 
 def test_text_of_a_small_range_counter_and_offset(tmp_path: Path) -> None:
