@@ -9,7 +9,12 @@ none); a `while` iterates the step iterator `_C` itself; a `for` over a
 List or Map takes its items with a step each from `_C` (`compress`, as
 every step is a true number); a `for` over a range pays for its
 iterations in advance through the meter (`_M.loop`), and `break` and
-`return` give back what it did not run. `s = s + x` on a String local is
+`return` give back what it did not run. A range loop with no loop inside is
+two Python loops, one over the batches the meter pays for and one over each
+batch (`_M.batches`), so its items come straight from a range, and its
+`s += "literal"` sites are charged between batches by how much `s` grew.
+(The two loops count twice toward CPython's 20 nested blocks, hence only
+the innermost.) `s = s + x` on a String local is
 left for CPython to append in place and charged in batches, and the
 statements that grow a list or map count down to the meter holding it
 (or, directly in a range loop and on a local it never assigns, leave it to
@@ -20,13 +25,14 @@ needs no check for big ones.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from . import nodes as n
 from .diagnostics import Span
 from .emit_expr import _GROWS, _SIMPLE, _STMT_FORMS, ExprEmitter, _paren
-from .meter import GROWTH
+from .meter import GROWTH, RUN_PIECE
 from .types import STRING, MapType
 
 if TYPE_CHECKING:
@@ -44,7 +50,9 @@ class FnEmitter(ExprEmitter):
         stmts = list(_statements(fn.body))  # walked once, read by each analysis below
         self.append_sites = [st for st in stmts if _is_append(st)]
         self.appends = {id(a): f"_a{i}" for i, a in enumerate(self.append_sites, 1)}
+        self.runs = _runs(stmts)  # literal appends a range loop charges batch by batch
         self.loops: list[int | None] = []  # enclosing loops: k of a range loop `_ik`, or None
+        self.batch_ends: dict[int, list[str]] = {}  # a batched range loop's k -> its batch's end
         # a range loop's watched containers: no countdown at their sites
         self.watches, self.watched = _watches(stmts)
         counted = [sp for sp in _growth_spans(stmts) if id(sp) not in self.watched]
@@ -68,7 +76,9 @@ class FnEmitter(ExprEmitter):
             self.line(f"{sites} = {GROWTH}", fn.name_span)
         for st in self.append_sites:  # each site's count, before anything runs
             site = self.appends[id(st)]
-            if isinstance(st.value.right, n.StrLit):
+            if id(st) in self.runs:
+                self.line(f"_c{site[2:]} = 0", fn.name_span)
+            elif isinstance(st.value.right, n.StrLit):
                 self.line(f"{site} = _NOSTEP; _k{site[2:]} = 1", fn.name_span)
             else:
                 self.line(f"{site} = 0", fn.name_span)
@@ -172,7 +182,10 @@ class FnEmitter(ExprEmitter):
         self.line(f"return {value}", s.span)
 
     def _s_Break(self, s: n.Break) -> None:
-        self.refund(self.loops[-1:] if self.loops[-1] is not None else [], s.span)
+        k = self.loops[-1]
+        self.refund([k] if k is not None else [], s.span)
+        for end in self.batch_ends.get(k, ()):  # the batch left part way: its appends
+            self.line(end, s.span)
         self.line("break", s.span)
 
     def refund(self, loops: list[int], span: Span) -> None:
@@ -223,14 +236,18 @@ class FnEmitter(ExprEmitter):
         head = _header(s.span, s.iterable.span)
         it = s.iterable
         bulk = None
+        batched = _is_range(it) and _innermost(s)
         if _is_range(it):
             bulk = len(self.loops)
             args = ", ".join(self.expr(a) for a in it.args)
             watch = self.watches.get(id(s))
             if watch:
                 args += f", ({', '.join('v_' + name for name in watch)},)"
-            self.line(f"_i{bulk} = {self.mod.mark(f'_M.loop({args})', head, 'step')}", head)
-            self.line(f"for v_{s.name} in _i{bulk}:", head)
+            if batched:
+                self.batch_head(s, bulk, args, head)
+            else:
+                self.line(f"_i{bulk} = {self.mod.mark(f'_M.loop({args})', head, 'step')}", head)
+                self.line(f"for v_{s.name} in _i{bulk}:", head)
         else:
             source = f"_tuple({self.expr(it)})" if isinstance(it.ty, MapType) else self.expr(it)
             self.line(f"for v_{s.name} in _compress({source}, _C):", head)
@@ -247,9 +264,43 @@ class FnEmitter(ExprEmitter):
         self.scopes.pop()
         if small:
             self.small.discard(f"v_{s.name}")
+        if batched:
+            self.batch_end(s, bulk, head)
         if bulk is None:  # the zip ended: for want of items, or of steps?
             self.line("else:", head)
             self.line("    if not _lh(_C): " + self.mod.mark("_over()", head, "step"), head)
+
+    def batch_head(self, s: n.For, k: int, args: str, head: Span) -> None:
+        """A range loop with no loop inside, as a loop over its batches around
+        a loop over each (no per-item cost of chaining them); its literal
+        appends are counted by how much the String grew in a batch."""
+        self.line(f"for _i{k} in {self.mod.mark(f'_M.batches({args})', head, 'step')}:", head)
+        self.mod.indent += 1
+        ends = []
+        for site in self.runs_of(s):
+            num, var = self.appends[id(site)][2:], f"v_{site.target.name}"
+            self.line(f"_l{num} = len({var})", head)
+            piece = len(site.value.right.value)
+            call = f"_appended_run({var}, _l{num}, _c{num}, {piece})"
+            ends.append(f"_c{num} = {self.mod.mark(call, site.value.span, 'meter')}")
+        self.batch_ends[k] = ends
+        self.line(f"for v_{s.name} in _i{k}:", head)
+
+    def batch_end(self, s: n.For, k: int, head: Span) -> None:
+        """After a batch: its appends; a `break` leaves the loop of batches too."""
+        ends = self.batch_ends.pop(k)
+        if any(isinstance(st, n.Break) for st in _statements(s.body)):
+            self.line("else:", head)
+            for end in [*ends, "continue"]:
+                self.line("    " + end, head)
+            self.line("break", head)
+        else:
+            for end in ends:
+                self.line(end, head)
+        self.mod.indent -= 1
+
+    def runs_of(self, loop: n.For) -> list[n.Assign]:
+        return [st for st in self.append_sites if self.runs.get(id(st)) is loop]
 
     def _s_Assign(self, s: n.Assign) -> None:
         target, value = s.target, s.value
@@ -258,7 +309,9 @@ class FnEmitter(ExprEmitter):
         if site is not None:  # `s = s + x`: CPython appends in place; charge in batches
             v = f"v_{target.name}"
             self.line(f"{v} = {v} + {self.expr(value.right)}", s.span)
-            if isinstance(value.right, n.StrLit):  # a known length: count the appends
+            if id(s) in self.runs:  # its loop charges it batch by batch
+                pass
+            elif isinstance(value.right, n.StrLit):  # a known length: count the appends
                 k = "_k" + site[2:]
                 call = f"_appended_literal({v}, {k}, {len(value.right.value)})"
                 charge = self.mod.mark(call, value.span, "meter")
@@ -321,6 +374,32 @@ def _statements(body: n.Block) -> Iterator[n.Stmt]:
                 blocks += [b for _, b in st.branches] + ([st.orelse] if st.orelse else [])
             elif isinstance(st, n.While | n.For):
                 blocks.append(st.body)
+
+
+def _innermost(loop: n.For) -> bool:
+    return not any(isinstance(st, n.While | n.For) for st in _statements(loop.body))
+
+
+def _runs(stmts: list[n.Stmt]) -> dict[int, n.For]:
+    """The literal append sites a range loop charges by the batch (`id` of
+    the site -> its loop): `s += "…"` of at most RUN_PIECE characters in a
+    range loop with no loop inside, the only statement there assigning `s`."""
+    runs: dict[int, n.For] = {}
+    for loop in stmts:
+        if not (isinstance(loop, n.For) and _is_range(loop.iterable) and _innermost(loop)):
+            continue
+        body = list(_statements(loop.body))
+        assigned = Counter(
+            st.name if isinstance(st, n.Let) else st.target.name
+            for st in body
+            if isinstance(st, n.Let) or (isinstance(st, n.Assign) and isinstance(st.target, n.Name))
+        )
+        for st in body:
+            if _is_append(st) and isinstance(st.value.right, n.StrLit):
+                piece = len(st.value.right.value)
+                if 0 < piece <= RUN_PIECE and assigned[st.target.name] == 1:
+                    runs[id(st)] = loop
+    return runs
 
 
 def _quiet(st: n.Stmt) -> bool:

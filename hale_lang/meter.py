@@ -1,10 +1,11 @@
 """Metering a call: work on big values costs steps, live values meet a ceiling.
 
 Steps. A call's budget is one iterator (`_C`, see runtime.py and `steps`); every
-call and loop iteration takes one step from it. A `for` over a range pays
-for its iterations in advance (`loop`), so it iterates a plain range at
-C speed: a short range at once, a long one RANGE_BATCH iterations at a
-time; `break` and `return` give back what was paid and not run (`refund`).
+loop iteration, and each call that goes on to loop or call, takes one step
+from it. A `for` over a range pays for its iterations in advance (`loop`, or
+`batches` for one with no loop inside), so it iterates a plain range at C
+speed: a short range at once, a long one RANGE_BATCH iterations at a time;
+`break` and `return` give back what was paid and not run (`refund`).
 Near the end of a budget, a loop's advance can make E0404 come up to
 RANGE_BATCH steps early in the loops inside it. Work whose cost grows with
 the size of values takes more, charged at once by moving the iterator
@@ -50,7 +51,7 @@ import gc
 import itertools
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from itertools import islice
 from operator import length_hint
 
@@ -120,6 +121,24 @@ class Meter:
         iterator raises E0404 where the next step would be taken. The
         containers in `watch` grow in the loop: they are held (`grew`) now
         and at each batch, in place of a countdown at every site."""
+        at_once = self._at_once(a, b, watch)
+        if at_once is not None:
+            return at_once
+        chunks = _Batches(self, a, b, watch)
+        ranged = _RangeSteps.from_iterable(chunks)
+        ranged.batches = chunks
+        return ranged
+
+    def batches(self, a: int, b: int, watch: tuple = ()) -> Iterable[Iterator[int]]:
+        """The items of a range loop as `loop` pays for them, a batch at a
+        time: an iterator over each batch. A loop with no loop inside runs
+        `for batch in …: for i in batch:`, so its items come at C speed and
+        it can run code of its own between two batches."""
+        at_once = self._at_once(a, b, watch)
+        return (at_once,) if at_once is not None else _Batches(self, a, b, watch)
+
+    def _at_once(self, a: int, b: int, watch: tuple) -> Iterator[int] | None:
+        """The items of a short range the budget affords, paid for; else None."""
         if watch:
             for xs in watch:
                 grew(xs)
@@ -130,14 +149,11 @@ class Meter:
             if count > 0:
                 it.__setstate__(self.budget - left + count)
             return iter(range(a, b))
-        chunks = _Batches(self, a, b, watch)
-        ranged = _RangeSteps.from_iterable(chunks)
-        ranged.batches = chunks
-        return ranged
+        return None
 
     def refund(self, items: Iterator[int]) -> None:
-        """A range loop left early: give back what it paid for and will not
-        run."""
+        """A range loop left early (`items` from `loop`, or the batch of
+        `batches` it was in): give back what it paid for and will not run."""
         cur = items if type(items) is _RANGE_ITER else items.batches.current
         left = length_hint(cur)
         if left:
@@ -272,6 +288,9 @@ class _Unmetered(Meter):
 
     def loop(self, a: int, b: int, watch: tuple = ()) -> Iterator[int]:
         return iter(range(a, b))
+
+    def batches(self, a: int, b: int, watch: tuple = ()) -> Iterable[Iterator[int]]:
+        return (iter(range(a, b)),)
 
     def refund(self, items: Iterator[int]) -> None:
         return None
@@ -427,8 +446,33 @@ def appended_literal(s: str, count: int, piece: int) -> tuple[int, Iterator[int]
     m = current()
     m.charge(count * len(s) // STR_PER_STEP)
     m.built(s)
-    k = max(1, min(APPEND_COUNT, append_batch(m.ceiling) // max(piece, 1)))
+    k = _literal_batch(m.ceiling, piece)
     return k, iter(_APPEND_ONES[: k - 1])
+
+
+def appended_run(s: str, before: int, count: int, piece: int) -> int:
+    """A batch of a range loop ended (or a `break` left it) with a `s +=
+    "literal"` site in it, the only one to assign `s` there, of a `piece` of
+    at most RUN_PIECE characters: `s` had `before` of them when the batch
+    started. Adds the batch's appends to `count`, those not yet charged, and
+    charges them as `appended_literal` does once the next batch could take
+    them past its batch (so `s` grows by at most that between two charges);
+    returns those left to charge."""
+    count += (len(s) - before) // piece
+    m = current()
+    if count + RANGE_BATCH > _literal_batch(m.ceiling, piece):
+        m.charge(count * len(s) // STR_PER_STEP)
+        m.built(s)
+        return 0
+    return count
+
+
+RUN_PIECE = 64  # a run batch of such pieces is within the smallest ceiling's append batch
+
+
+def _literal_batch(ceiling: int, piece: int) -> int:
+    """Appends of a `piece`-character literal between two charges."""
+    return max(1, min(APPEND_COUNT, append_batch(ceiling) // max(piece, 1)))
 
 
 def grew(xs: list | dict) -> int:

@@ -102,6 +102,7 @@ def base_namespace() -> dict[str, Any]:
         "_concat": meter.concat,
         "_appended": meter.appended,
         "_appended_literal": meter.appended_literal,
+        "_appended_run": meter.appended_run,
         "_NOSTEP": iter(()),  # an append countdown that is out: charge at the next
         "_grew": meter.grew,
         "_itext": meter.int_to_text,

@@ -352,6 +352,41 @@ def test_a_literal_append_site_meets_the_ceiling(tmp_path: Path) -> None:
     assert code == "E0417"
 
 
+RUNS = """
+fn run(n: Int) -> Int {
+    let s = "";
+    for i in range(0, n) { s += "0123456789abcdef"; }
+    return len(s);
+}
+fn broken_runs(n: Int) -> Int {
+    let s = "";
+    let k = 0;
+    while k < n {
+        for i in range(0, 2_000) {
+            if i == 1_000 { break; }
+            s += "0123456789abcdef";
+        }
+        k += 1;
+    }
+    return len(s);
+}
+"""
+
+
+@pytest.mark.parametrize("fn, small, big", [("run", 10_000, 100_000), ("broken_runs", 10, 100)])
+def test_a_range_loop_charges_its_literal_appends_batch_by_batch(
+    tmp_path: Path, fn: str, small: int, big: int
+) -> None:
+    # the loop counts a batch's appends by how much the String grew, also
+    # when a `break` leaves it part way: 1.6 MB of appends meet a 1 MiB
+    # ceiling, and cost far more steps than the 100,000 appends themselves
+    p = program(tmp_path, RUNS, max_memory=1 << 20, step_budget=10**9)
+    assert p.call("m.hl", fn, small) == 160_000
+    assert fault(tmp_path, RUNS, fn, big, max_memory=1 << 20, step_budget=10**9)[0] == "E0417"
+    assert program(tmp_path, RUNS, step_budget=10**9).call("m.hl", fn, big) == 1_600_000
+    assert fault(tmp_path, RUNS, fn, big, step_budget=10**6)[0] == "E0404"
+
+
 def test_a_call_takes_one_step_once_it_calls_or_loops(tmp_path: Path) -> None:
     # 1 for the call + 1,001 passes of the `while` (the last one ends it) + 1
     # for `two`, which calls; `one` returns before any call or loop and costs
