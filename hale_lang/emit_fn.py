@@ -5,22 +5,22 @@ Statements become Python statements one for one, at the same nesting
 (`for _ in _C: break`, its `else` out of steps) before the first of its
 statements that can loop or call a fn: one that returns before then has done
 a bounded amount of work, which its caller's step covers (fib's leaves cost
-none); a `while` iterates the step iterator `_C` itself; a `for` over a
-List or Map takes its items with a step each from `_C` (`compress`, as
-every step is a true number); a `for` over a range pays for its
-iterations in advance through the meter (`_M.loop`), and `break` and
-`return` give back what it did not run. A range loop with no loop inside is
-two Python loops, one over the batches the meter pays for and one over each
-batch (`_M.batches`), so its items come straight from a range, and its
-`s += "literal"` sites are charged between batches by how much `s` grew.
-(The two loops count twice toward CPython's 20 nested blocks, hence only
-the innermost.) `s = s + x` on a String local is
-left for CPython to append in place and charged in batches, and the
-statements that grow a list or map count down to the meter holding it
-(or, directly in a range loop and on a local it never assigns, leave it to
-the loop to hand the container to the meter batch by batch). The variable
-of a range loop from a small literal holds small Ints only, so its text
-needs no check for big ones.
+none); a `while` iterates the step iterator `_C` itself. A `for` pays for
+its items in advance through the meter: a range loop all it can afford at
+once (`_M.loop`), and `break` and `return` give back what it did not run.
+A `for` with no loop inside is two Python loops, one over the batches the
+meter pays for (`_M.batches` for a range, `_M.items` for a List, a Map's
+keys or a String: what is left of it, up to a batch) and a plain one over
+each batch, so its items come at C speed, and its `s += "literal"` sites
+are charged between batches by how much `s` grew. (The two loops count
+twice toward CPython's 20 nested blocks, hence only the innermost; a `for`
+over items with a loop inside takes a step per item, `compress(items, _C)`.)
+`s = s + x` on a String local is left for CPython to append in place and
+charged in batches, and the statements that grow a list or map count down
+to the meter holding it (or, directly in a loop that pays by the batch and
+on a local it never assigns, leave it to the loop to hand the container to
+the meter batch by batch). The variable of a range loop from a small
+literal holds small Ints only, so its text needs no check for big ones.
 """
 
 from __future__ import annotations
@@ -51,8 +51,10 @@ class FnEmitter(ExprEmitter):
         self.append_sites = [st for st in stmts if _is_append(st)]
         self.appends = {id(a): f"_a{i}" for i, a in enumerate(self.append_sites, 1)}
         self.runs = _runs(stmts)  # literal appends a range loop charges batch by batch
-        self.loops: list[int | None] = []  # enclosing loops: k of a range loop `_ik`, or None
-        self.batch_ends: dict[int, list[str]] = {}  # a batched range loop's k -> its batch's end
+        # enclosing loops: each one's statement giving back the steps it paid
+        # for and will not run, when it leaves early (None: it paid none)
+        self.loops: list[str | None] = []
+        self.batch_ends: dict[int, list[str]] = {}  # a batched loop's depth -> its batch's end
         # a range loop's watched containers: no countdown at their sites
         self.watches, self.watched = _watches(stmts)
         counted = [sp for sp in _growth_spans(stmts) if id(sp) not in self.watched]
@@ -175,24 +177,24 @@ class FnEmitter(ExprEmitter):
         self.line(f"if not {site}: {site} = {check}", span)
 
     def _s_Return(self, s: n.Return) -> None:
-        self.refund([k for k in self.loops if k is not None], s.span)
+        self.refund(self.loops, s.span)
         value = self.expr(s.value) if s.value is not None else "None"
         if self.mod.hooked:
             value = self.mod.mark(f"_hk.ret({self.site(s.span)}, {value})", s.span, "hook")
         self.line(f"return {value}", s.span)
 
     def _s_Break(self, s: n.Break) -> None:
-        k = self.loops[-1]
-        self.refund([k] if k is not None else [], s.span)
-        for end in self.batch_ends.get(k, ()):  # the batch left part way: its appends
+        self.refund(self.loops[-1:], s.span)
+        for end in self.batch_ends.get(len(self.loops) - 1, ()):  # the batch left part way
             self.line(end, s.span)
         self.line("break", s.span)
 
-    def refund(self, loops: list[int], span: Span) -> None:
-        """Leaving range loops early: give back the steps they paid for
-        iterations that will not run."""
-        for k in loops:
-            self.line(f"_M.refund(_i{k})", span)
+    def refund(self, loops: list[str | None], span: Span) -> None:
+        """Leaving loops early: give back the steps they paid for iterations
+        that will not run."""
+        for code in loops:
+            if code is not None:
+                self.line(code, span)
 
     def _s_Continue(self, s: n.Continue) -> None:
         self.line("continue", s.span)
@@ -231,31 +233,36 @@ class FnEmitter(ExprEmitter):
     def _s_For(self, s: n.For) -> None:
         """A range loop charges its steps when it starts (all it can afford;
         `break` and `return` give back what is left), so it iterates a plain
-        range; another loop takes a step per item from `_C` (a List may grow
-        while it is read)."""
+        range. A loop over items with no loop inside charges a batch of them
+        at a time (a List may grow while it is read: each batch is what is
+        left then, up to RANGE_BATCH); another takes a step per item from `_C`."""
         head = _header(s.span, s.iterable.span)
-        it = s.iterable
-        bulk = None
-        batched = _is_range(it) and _innermost(s)
+        it, k = s.iterable, len(self.loops)
+        batched = _innermost(s)
+        watch = self.watches.get(id(s))
+        watched = f", ({', '.join('v_' + name for name in watch)},)" if watch else ""
         if _is_range(it):
-            bulk = len(self.loops)
-            args = ", ".join(self.expr(a) for a in it.args)
-            watch = self.watches.get(id(s))
-            if watch:
-                args += f", ({', '.join('v_' + name for name in watch)},)"
+            args = ", ".join(self.expr(a) for a in it.args) + watched
+            refund = f"_M.refund(_i{k})"
             if batched:
-                self.batch_head(s, bulk, args, head)
+                self.batch_head(s, k, self.mod.mark(f"_M.batches({args})", head, "step"), head)
             else:
-                self.line(f"_i{bulk} = {self.mod.mark(f'_M.loop({args})', head, 'step')}", head)
-                self.line(f"for v_{s.name} in _i{bulk}:", head)
+                self.line(f"_i{k} = {self.mod.mark(f'_M.loop({args})', head, 'step')}", head)
+                self.line(f"for v_{s.name} in _i{k}:", head)
         else:
             source = f"_tuple({self.expr(it)})" if isinstance(it.ty, MapType) else self.expr(it)
-            self.line(f"for v_{s.name} in _compress({source}, _C):", head)
-        small = bulk is not None and _counts_small(s)
+            refund = f"_b{k}.refund()" if batched else None
+            if batched:
+                items = self.mod.mark(f"_M.items({source}{watched})", head, "step")
+                self.line(f"_b{k} = {items}", head)
+                self.batch_head(s, k, f"_b{k}", head)
+            else:
+                self.line(f"for v_{s.name} in _compress({source}, _C):", head)
+        small = _is_range(it) and _counts_small(s)
         if small:
             self.small.add(f"v_{s.name}")
         self.scopes.append([s.name])
-        self.loops.append(bulk)
+        self.loops.append(refund)
         self.mod.indent += 1
         self.hook(head)
         self.block(s.body.stmts)
@@ -265,16 +272,16 @@ class FnEmitter(ExprEmitter):
         if small:
             self.small.discard(f"v_{s.name}")
         if batched:
-            self.batch_end(s, bulk, head)
-        if bulk is None:  # the zip ended: for want of items, or of steps?
+            self.batch_end(s, k, head)
+        elif not _is_range(it):  # the zip ended: for want of items, or of steps?
             self.line("else:", head)
             self.line("    if not _lh(_C): " + self.mod.mark("_over()", head, "step"), head)
 
-    def batch_head(self, s: n.For, k: int, args: str, head: Span) -> None:
-        """A range loop with no loop inside, as a loop over its batches around
-        a loop over each (no per-item cost of chaining them); its literal
-        appends are counted by how much the String grew in a batch."""
-        self.line(f"for _i{k} in {self.mod.mark(f'_M.batches({args})', head, 'step')}:", head)
+    def batch_head(self, s: n.For, k: int, batches: str, head: Span) -> None:
+        """A loop with no loop inside, as a loop over the batches the meter
+        pays for around a plain loop over each; its literal appends are
+        counted by how much the String grew in a batch."""
+        self.line(f"for _i{k} in {batches}:", head)
         self.mod.indent += 1
         ends = []
         for site in self.runs_of(s):
@@ -381,12 +388,12 @@ def _innermost(loop: n.For) -> bool:
 
 
 def _runs(stmts: list[n.Stmt]) -> dict[int, n.For]:
-    """The literal append sites a range loop charges by the batch (`id` of
-    the site -> its loop): `s += "…"` of at most RUN_PIECE characters in a
-    range loop with no loop inside, the only statement there assigning `s`."""
+    """The literal append sites a loop charges by the batch (`id` of the site
+    -> its loop): `s += "…"` of at most RUN_PIECE characters in a loop with
+    no loop inside, the only statement there assigning `s`."""
     runs: dict[int, n.For] = {}
     for loop in stmts:
-        if not (isinstance(loop, n.For) and _is_range(loop.iterable) and _innermost(loop)):
+        if not (isinstance(loop, n.For) and _innermost(loop)):
             continue
         body = list(_statements(loop.body))
         assigned = Counter(
@@ -442,16 +449,17 @@ def _growth_spans(stmts: list[n.Stmt]) -> list[Span]:
 
 
 def _watches(stmts: list[n.Stmt]) -> tuple[dict[int, list[str]], set[int]]:
-    """The containers each range loop watches, and the growth sites (by the
-    id of their span) it watches them for. A push, insert or `m[k] = v`
-    directly in a range loop's body (not in a loop inside it), on a local
-    the body never assigns, grows one container for the whole loop: the
-    loop hands it to the meter when it starts and at each batch it pays
-    for (`Meter.loop`), so the site runs with no countdown."""
+    """The containers each loop that pays for its items by the batch (a range
+    loop, or a loop with no loop inside) watches, and the growth sites (by
+    the id of their span) it watches them for. A push, insert or `m[k] = v`
+    directly in such a loop's body (not in a loop inside it), on a local the
+    body never assigns, grows one container for the whole loop: the loop
+    hands it to the meter when it starts and at each batch it pays for
+    (`Meter.loop`), so the site runs with no countdown."""
     watches: dict[int, list[str]] = {}
     watched: set[int] = set()
     for loop in stmts:
-        if not (isinstance(loop, n.For) and _is_range(loop.iterable)):
+        if not (isinstance(loop, n.For) and (_is_range(loop.iterable) or _innermost(loop))):
             continue
         assigned = {
             st.target.name if isinstance(st, n.Assign) else st.name

@@ -129,6 +129,14 @@ class Meter:
         ranged.batches = chunks
         return ranged
 
+    def items(self, seq: list | tuple | str, watch: tuple = ()) -> _Items:
+        """The items of a List, a Map's keys or a String's characters for a
+        loop with no loop inside, as `batches` gives a range's."""
+        if watch:
+            for xs in watch:
+                grew(xs)
+        return _Items(self, seq, watch)
+
     def batches(self, a: int, b: int, watch: tuple = ()) -> Iterable[Iterator[int]]:
         """The items of a range loop as `loop` pays for them, a batch at a
         time: an iterator over each batch. A loop with no loop inside runs
@@ -265,6 +273,51 @@ class _Batches:
             a += n
 
 
+class _Items:
+    """A loop's items a batch at a time, each batch paid for as it starts: as
+    many as are left then (a List may grow or shrink while it is read), up
+    to RANGE_BATCH. Each batch takes them from one iterator of the sequence,
+    so the loop reads the List as it is at each item. Past the budget it
+    raises E0404 where the next step would be taken."""
+
+    __slots__ = ("meter", "seq", "it", "start", "paid", "watch")
+
+    def __init__(self, meter: Meter, seq: list | tuple | str, watch: tuple):
+        self.meter, self.seq, self.watch = meter, seq, watch
+        self.it = iter(seq)
+        self.start = self.paid = 0
+
+    def __iter__(self) -> Iterator[Iterator[object]]:
+        m, it = self.meter, self.it
+        first = True
+        while left := length_hint(it):
+            if not first:
+                for xs in self.watch:
+                    grew(xs)
+            first = False
+            n = min(left, RANGE_BATCH)
+            budget = length_hint(m.steps_iter)
+            if not budget:
+                raise Fault("E0404", "step limit exceeded", STEP_HELP)
+            k = min(n, budget)
+            m.steps_iter.__setstate__(m.budget - budget + k)
+            self.start, self.paid = len(self.seq) - left, k
+            yield islice(it, k)
+
+    def refund(self) -> None:
+        """The loop left part way through a batch: give back what it paid for
+        and did not run. The iterator's place is its sequence's length less
+        what is left, while it is inside the sequence; past its end (the List
+        shrank under it) nothing is given back."""
+        left = length_hint(self.it)
+        if not left:
+            return
+        unrun = self.paid - (len(self.seq) - left - self.start)
+        if 0 < unrun <= self.paid:
+            steps = self.meter.steps_iter
+            steps.__setstate__(self.meter.budget - length_hint(steps) - unrun)
+
+
 class _RangeSteps(itertools.chain):
     """A chain over a range loop's batches (C speed), that knows them."""
 
@@ -292,7 +345,25 @@ class _Unmetered(Meter):
     def batches(self, a: int, b: int, watch: tuple = ()) -> Iterable[Iterator[int]]:
         return (iter(range(a, b)),)
 
+    def items(self, seq: list | tuple | str, watch: tuple = ()) -> _AllItems:
+        return _AllItems(seq)
+
     def refund(self, items: Iterator[int]) -> None:
+        return None
+
+
+class _AllItems:
+    """Outside any call: the items in one batch, nothing paid or given back."""
+
+    __slots__ = ("seq",)
+
+    def __init__(self, seq: list | tuple | str):
+        self.seq = seq
+
+    def __iter__(self) -> Iterator[Iterator[object]]:
+        return iter((iter(self.seq),))
+
+    def refund(self) -> None:
         return None
 
 

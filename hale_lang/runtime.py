@@ -5,11 +5,11 @@ puts there (no Python builtins): the helpers below, the natives, the struct
 classes, consts and host bindings. The step budget is one shared iterator,
 `_C = meter.steps(budget)`: a call that goes on to loop or call pulls a step
 from it with `for _ in _C: break` (an `else` says it ran out) and every loop
-pulls from it (a `while` iterates `for _ in _C`, a `for` over a List takes
-its items with `compress(items, _C)`, one step each, and a `for` over a
-range pays in advance through the meter), so an exhausted budget is a
-StopIteration or a loop that ends early, and both become E0404. That costs
-one C-level `next` per step.
+pulls from it (a `while` iterates `for _ in _C`; a `for` pays in advance
+through the meter, a batch at a time, or, over a List with a loop inside,
+takes its items with `compress(items, _C)`, one step each), so an exhausted
+budget is a StopIteration, a loop that ends early or a Fault from the meter,
+and all become E0404. That costs one C-level `next` per step.
 
 Faults are located by the line map the compiler wrote: for each traceback
 frame that runs generated code, the instruction's source position

@@ -319,6 +319,66 @@ def test_a_range_past_the_budget_runs_what_it_can(tmp_path: Path) -> None:
     assert code == "E0404"
 
 
+ITEMS = """
+fn early(xs: List<Int>, stop: Int) -> Int {
+    let n = 0;
+    for x in xs {
+        if x == stop { return n; }
+        n += 1;
+    }
+    return n;
+}
+fn broken(xs: List<Int>, stop: Int, then: Int) -> Int {
+    let n = 0;
+    for x in xs {
+        if x == stop { break; }
+        n += 1;
+    }
+    let k = 0;
+    while k < then { k += 1; }
+    return n + k;
+}
+fn grows(xs: List<Int>, cap: Int) -> Int {
+    let n = 0;
+    for x in xs {
+        if len(xs) < cap { xs.push(x + 1); }
+        n += x;
+    }
+    return n;
+}
+fn shrinks(xs: List<Int>) -> Int {
+    let n = 0;
+    for x in xs {
+        xs.pop();
+        n += x;
+    }
+    return n;
+}
+"""
+
+
+def test_a_loop_over_items_costs_a_step_per_item_run(tmp_path: Path) -> None:
+    # items are paid for a batch at a time; `return` and `break` give back
+    # those paid for and not run. early: 1 + 1,501 items (the last returns)
+    xs = list(range(2_000))
+    assert program(tmp_path, ITEMS, step_budget=1_502).call("m.hl", "early", xs, 1_500) == 1_500
+    assert fault(tmp_path, ITEMS, "early", xs, 1_500, step_budget=1_501)[0] == "E0404"
+    # broken: 1 + 1,501 items + the while's 500 + 1, with the 499 items its
+    # second batch paid for and never ran given back
+    p = program(tmp_path, ITEMS, step_budget=2_003)
+    assert p.call("m.hl", "broken", xs, 1_500, 500) == 2_000
+    assert fault(tmp_path, ITEMS, "broken", xs, 1_500, 500, step_budget=2_002)[0] == "E0404"
+
+
+def test_a_loop_reads_its_list_as_it_changes(tmp_path: Path) -> None:
+    # each batch is what is left when it starts: a List that grows as it is
+    # read is read to its new end, one that shrinks stops at its end
+    p = program(tmp_path, ITEMS)
+    assert p.call("m.hl", "grows", [1], 3_000) == sum(range(1, 3_001))
+    xs = list(range(5_000))
+    assert p.call("m.hl", "shrinks", xs) == sum(range(2_500)) and len(xs) == 2_500
+
+
 APPENDS = (
     """
 fn appends(n: Int) -> Int {
