@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import dataclasses
 import re
-import time
 from collections import Counter
 from pathlib import Path
 
@@ -141,7 +140,7 @@ def test_types_of_natives_and_literals() -> None:
     assert str(fn.body.stmts[0].value.ty) == "Json"
 
 
-# --- speed -------------------------------------------------------------------------
+# --- size (the speed is bench/lang_parse.py's: no test asserts a time) -------------
 
 FN = """
 fn work_{i}(xs: List<Int>, name: String) -> Int {{
@@ -163,16 +162,13 @@ fn work_{i}(xs: List<Int>, name: String) -> Int {{
 """
 
 
-def test_checker_is_fast() -> None:
-    """A loose guard (the real measure is bench/lang_parse.py): checking
-    must cost well under the parse."""
+def test_a_generated_module_of_200_fns_checks_clean() -> None:
     text = "".join(FN.format(i=i) for i in range(200))
     module = parse(text, "gen.hl")
     program = LoadedProgram(FIXTURES, "gen.hl", {"gen.hl": module}, {"gen.hl": {}})
-    start = time.perf_counter()
     assert check(program) == []
-    per_kline = (time.perf_counter() - start) * 1000 / (text.count("\n") / 1000)
-    assert per_kline < 100, f"{per_kline:.1f} ms per 1,000 lines"
+    fns = [item for item in module.items if isinstance(item, n.FnDecl)]
+    assert len(fns) == 200 and all(fn.body.stmts[-1].value.ty is not None for fn in fns)
 
 
 # --- robustness --------------------------------------------------------------------
