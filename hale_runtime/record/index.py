@@ -58,6 +58,7 @@ VERSION = f"hale-record-index 4 {TABLE}"
 NAME = "record.index"
 BUSY_MS = 30_000
 CHUNK = 4096  # rows fetched at a time by a scan
+_NOT_AN_INDEX = (sqlite3.SQLITE_NOTADB, sqlite3.SQLITE_CORRUPT)  # what may be discarded
 _new = tuple.__new__
 _loads = json.loads
 
@@ -158,8 +159,12 @@ class Index:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             try:
                 return self._prepare(self._connect())
-            except sqlite3.DatabaseError:
-                self._discard()  # not a database at all
+            except sqlite3.DatabaseError as exc:
+                # only a file that is no database goes: one busy or out of reach
+                # may be another process's live index, and unlinking it corrupts it
+                if exc.sqlite_errorcode not in _NOT_AN_INDEX:
+                    raise
+                self._discard()
             return self._prepare(self._connect())
         except (sqlite3.Error, OSError) as exc:
             raise IndexFailed(f"{self.path}: {exc}") from exc

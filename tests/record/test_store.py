@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 import subprocess
 from pathlib import Path
 
@@ -95,6 +96,33 @@ def test_the_index_is_derived_and_safe_to_lose(record: Record, project: Path) ->
     assert [r.key for r in reopened.rows(key="k3.7")] == ["k3.7"]
     reopened.close()
     assert index.exists()
+
+
+def test_an_index_another_process_holds_busy_is_never_discarded(
+    record: Record, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Busy is not damaged: a reader that cannot get in goes on from git alone,
+    and the index stays whole for the process holding it (unlinking a live
+    SQLite file under its writer corrupts it)."""
+    from hale_runtime.record import index as index_module
+
+    record.append_many([("a.b", f"k{i}", {"i": i}) for i in range(20)])
+    record.close()
+    expected = ids(record)
+    path = project / ".git/hale/record.index"
+    inode = path.stat().st_ino
+    holder = sqlite3.connect(path, isolation_level=None)
+    holder.execute("BEGIN EXCLUSIVE")
+    monkeypatch.setattr(index_module, "BUSY_MS", 50)
+    try:
+        assert ids(Record.open(project)) == expected
+        assert path.stat().st_ino == inode  # the very file the holder writes
+        (held,) = holder.execute("SELECT count(*) FROM rows").fetchone()
+    finally:
+        holder.execute("COMMIT")
+        holder.close()
+    assert held == len(expected)
+    assert ids(Record.open(project)) == expected
 
 
 def test_a_reader_that_decoded_many_rows_moves_them_into_the_index(
