@@ -27,7 +27,11 @@ then it is set back to the settled tip first.
 
 Appends in one clone hold the journal's lock (flock, re-entrant within one
 Journal) from reading the tip to moving the ref, so hale writers do not race
-each other's compare-and-swap.
+each other's compare-and-swap. flock is not fair: a holder that unlocks and
+locks again (an engine's hold letting others in) would mostly win against a
+waiter the kernel has yet to schedule. So the lock is taken through a gate,
+a second flock held only while waiting for the first: a waiter holds the
+gate, and a holder coming back queues on it behind the waiter.
 """
 
 from __future__ import annotations
@@ -38,7 +42,6 @@ import ctypes.util
 import fcntl
 import os
 import struct
-import time
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
@@ -47,7 +50,6 @@ MAGIC = b"hale-record-journal 2 "
 HEAD = 128  # the header's fixed room; frames follow
 SIZE = 2 << 20  # the file's size, zero-filled when made; a batch past it grows the file
 SETTLE_BYTES = 1 << 20  # settle once the frames reach this far
-YIELD_S = 0.0005  # how long `let_others_in` leaves the lock free
 _FRAME = struct.Struct("<III")  # length, generation, CRC-32 of the generation and payload
 
 
@@ -78,6 +80,7 @@ class Journal:
     def __init__(self, folder: Path):
         self.path = folder / "record.journal"
         self._fd: int | None = None
+        self._gate: int | None = None
         self._depth = 0  # re-entrant lock depth
         self.generation = 0
         self.end = HEAD  # where the next frame goes (found again under the lock)
@@ -90,12 +93,22 @@ class Journal:
             self._fd = fd
         return self._fd
 
+    def _take(self, fd: int) -> None:
+        """Lock the journal, waiting at the gate (see the module's comment)."""
+        if self._gate is None:
+            self._gate = os.open(f"{self.path}.gate", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        fcntl.flock(self._gate, fcntl.LOCK_EX)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        finally:
+            fcntl.flock(self._gate, fcntl.LOCK_UN)
+        self._find_end(fd)
+
     @contextlib.contextmanager
     def locked(self) -> Iterator[None]:
         fd = self._open()
         if self._depth == 0:
-            fcntl.flock(fd, fcntl.LOCK_EX)
-            self._find_end(fd)
+            self._take(fd)
         self._depth += 1
         try:
             yield
@@ -117,16 +130,15 @@ class Journal:
             yield
         finally:
             assert self._depth == 0
-            fcntl.flock(fd, fcntl.LOCK_EX)
-            self._find_end(fd)
+            self._take(fd)
             self._depth = depth
 
     def let_others_in(self) -> None:
-        """Give the lock up for a moment while holding it (another process waiting on
-        it may take it first), then hold it again."""
+        """Give the lock up while holding it, and hold it again once a writer that
+        was waiting for it has had its turn (the gate queues us behind it)."""
         assert self._depth > 0
         with self.released():
-            time.sleep(YIELD_S)  # a waiter woken by the unlock needs a moment to run
+            pass
 
     def _find_end(self, fd: int) -> None:
         """Read the header (making the file when it is new) and walk to the last frame."""
@@ -212,6 +224,7 @@ class Journal:
         self.wrote = False
 
     def close(self) -> None:
-        if self._fd is not None:
-            os.close(self._fd)
-            self._fd = None
+        for fd in (self._fd, self._gate):
+            if fd is not None:
+                os.close(fd)
+        self._fd = self._gate = None

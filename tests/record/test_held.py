@@ -6,8 +6,10 @@ held rows gets them on top. Real repositories, real processes and signals."""
 
 from __future__ import annotations
 
+import os
 import signal
 import subprocess
+import threading
 import time
 from pathlib import Path
 
@@ -118,6 +120,10 @@ def test_another_writer_waits_for_the_hold_and_comes_in_when_it_lets_others_in(
         rec.append("held.row", "p1", {})
         writer = run_python(WRITER, str(project))
         wait_for(lambda: queued_on_a_lock(writer.pid), 60, "the writer at the journal's lock", 0.02)
+        # stopped while it waits, as a loaded machine leaves a woken waiter unscheduled:
+        # letting others in must wait for its turn, not hand the lock straight back
+        os.kill(writer.pid, signal.SIGSTOP)
+        threading.Timer(1.0, os.kill, (writer.pid, signal.SIGCONT)).start()
         time.sleep(0.5)  # the hold's age past HOLD_S
         rec.append("held.row", "p2", {})  # past HOLD_S: published, others let in
         assert writer.wait(timeout=30) == 0, writer.stderr.read() if writer.stderr else ""
