@@ -161,13 +161,18 @@ def conforms(t: Type, v: object, structs: dict[tuple[str, str], type]) -> bool:
     return isinstance(t, Prim) and t.name == "Void" and v is None
 
 
+def _exact(t: Type) -> type | None:
+    """The one Python type a value of `t` has, when a type test decides it."""
+    if not isinstance(t, Prim):
+        return None
+    return {INT: int, STRING: str, BOOL: bool}.get(t) or (type(None) if t.name == "Void" else None)
+
+
 def checker(t: Type, structs: dict[tuple[str, str], type]) -> Callable[[object], bool]:
     """`conforms` for one type, decided once: the host boundary checks every result."""
-    exact = {INT: int, STRING: str, BOOL: bool}.get(t) if isinstance(t, Prim) else None
+    exact = _exact(t)
     if exact is not None:
         return lambda v: type(v) is exact
-    if isinstance(t, Prim) and t.name == "Void":
-        return lambda v: v is None
     return lambda v: conforms(t, v, structs)
 
 
@@ -185,7 +190,9 @@ def host_wrapper(
     fn: Callable[..., object], label: str, ret: Type, structs: dict[tuple[str, str], type]
 ) -> Callable[..., object]:
     """A host callable as generated code calls it: failures and ill-typed
-    results become E0411 faults."""
+    results become E0411 faults. A result of a primitive type is checked by
+    its type alone, inline: a scheduler's tick makes a host call a schedule."""
+    exact = _exact(ret)
     ok = checker(ret, structs)
 
     def call(*args: object) -> object:
@@ -195,13 +202,13 @@ def host_wrapper(
             raise
         except Exception as e:  # the host's bug or refusal, reported as a Hale fault
             raise Fault("E0411", f"host {label} failed: {type(e).__name__}: {e}") from None
-        if not ok(v):
-            raise Fault(
-                "E0411",
-                f"host {label} returned {describe(v)}, expected `{ret}`",
-                help="the host binding must return the declared type",
-            )
-        return v
+        if type(v) is exact or (exact is None and ok(v)):
+            return v
+        raise Fault(
+            "E0411",
+            f"host {label} returned {describe(v)}, expected `{ret}`",
+            help="the host binding must return the declared type",
+        )
 
     return call
 
