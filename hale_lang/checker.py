@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from . import nodes as n
 from .diagnostics import Diagnostic
+from .gc_pause import collector_paused
 from .limits import depth_errors, headroom
 from .loader import LoadedProgram
 from .resolver import ModuleEnv, declare, resolve_signatures
@@ -85,7 +86,7 @@ def check(program: LoadedProgram) -> list[Diagnostic]:
     """Check every module of `program`, annotating it; returns all diagnostics."""
     envs: dict[str, ModuleEnv] = {}
     out: list[Diagnostic] = []
-    with headroom():
+    with headroom(), collector_paused():
         for path, module in program.modules.items():
             out.extend(check_module(module, program.imports.get(path, {}), envs))
     return out

@@ -36,6 +36,7 @@ from . import nodes as n
 from .diagnostics import Span
 from .emit_expr import _CLOSE, _MARK, _MID, _OPEN, CompileError, ExprEmitter, _free_names
 from .emit_fn import FnEmitter
+from .gc_pause import collector_paused
 from .limits import headroom
 from .loader import LoadedProgram
 from .types import ERROR, VOID, Type
@@ -129,7 +130,8 @@ def compile_program(program: LoadedProgram) -> list[ModuleArtifact]:
     """Compile every module of a checked program, in load order."""
     index = {path: i for i, path in enumerate(program.modules)}
     referenced: set[tuple[str, str, str]] = set()
-    with headroom():  # the emitter, and CPython's compiler, recurse on nesting
+    # the emitter, and CPython's compiler, recurse on nesting; what they make lives on
+    with headroom(), collector_paused():
         artifacts = [_compile_module(program, path, index, referenced) for path in program.modules]
     for a in artifacts:
         hosts = a.host_fns + [m for t in a.host_types for m in t.methods]

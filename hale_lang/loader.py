@@ -30,6 +30,7 @@ from pathlib import Path
 from . import nodes as n
 from .cache import ParseCache
 from .diagnostics import Diagnostic, HaleError, SourceMap
+from .gc_pause import collector_paused
 from .resources import stdlib_dir
 
 STDLIB_DIR = stdlib_dir().resolve()
@@ -65,8 +66,9 @@ class Loader:
     def load(self, *entries: str) -> LoadedProgram:
         """Load one or more entry modules (paths relative to the root)."""
         program = LoadedProgram(self.root, entries[0] if entries else "")
-        for entry in entries:
-            self._load(program, self._normalise(entry), [], None)
+        with collector_paused():  # trees that all live on: nothing for it to collect
+            for entry in entries:
+                self._load(program, self._normalise(entry), [], None)
         return program
 
     def _normalise(self, entry: str) -> str:

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING
 
 import pygit2
 
-from hale_runtime.gc_pause import collector_paused
+from hale_lang.gc_pause import collector_paused
 from hale_runtime.record import kinds as row_kinds
 from hale_runtime.record import store
 from hale_runtime.record.errors import RecordError

@@ -40,8 +40,8 @@ from typing import TYPE_CHECKING, Any
 
 import pygit2
 
+from hale_lang.gc_pause import collector_paused
 from hale_runtime import durability
-from hale_runtime.gc_pause import collector_paused
 from hale_runtime.record import kinds as row_kinds
 from hale_runtime.record import loose, receipts, store
 from hale_runtime.record.authority import Authority, written

@@ -19,10 +19,10 @@ from bisect import bisect_right
 from collections.abc import Iterable
 from typing import Any, NamedTuple
 
+from hale_lang.gc_pause import collector_paused
 from hale_runtime.engine import ids
 from hale_runtime.engine.budget import DAY_MS, Budget, BudgetPolicy
 from hale_runtime.engine.state import State, Unit
-from hale_runtime.gc_pause import collector_paused
 from hale_runtime.record import Row, kinds
 from hale_runtime.schedules.state import KINDS as SCHEDULE_KINDS
 from hale_runtime.schedules.state import Fold, ScheduleState
