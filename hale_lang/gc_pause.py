@@ -2,8 +2,8 @@
 
 Reading or writing many rows, or building a genome, makes many objects that
 all live on; the collector would only rescan them again and again (it made
-reading 100,000 rows 4x slower), so bulk work runs with it paused. Nesting is safe: only the
-outermost pause turns it back on.
+reading 100,000 rows 4x slower), so bulk work runs with it paused. Nesting is
+safe: only the outermost pause turns it back on.
 """
 
 from __future__ import annotations

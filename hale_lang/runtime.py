@@ -202,7 +202,7 @@ def host_wrapper(
             raise
         except Exception as e:  # the host's bug or refusal, reported as a Hale fault
             raise Fault("E0411", f"host {label} failed: {type(e).__name__}: {e}") from None
-        if type(v) is exact or (exact is None and ok(v)):
+        if type(v) is exact or ok(v):  # the type test first: it decides most results
             return v
         raise Fault(
             "E0411",

@@ -42,6 +42,14 @@ def memory_for(name: str) -> int | None:
     return 4 << 20 if name == "memory_ceiling_list.hl" else None
 
 
+def run(name: str) -> None:
+    """Build the fixture as its host would and run its `main`."""
+    program = build(
+        FIXTURES, [name], bindings_for(name), use_cache=False, max_memory=memory_for(name)
+    )
+    program.call(name, "main", *([Store()] if name == "host_failure.hl" else []))
+
+
 def test_there_is_a_fixture_per_kind() -> None:
     assert len(NAMES) >= 10
 
@@ -56,11 +64,7 @@ def test_fixture_checks_cleanly(name: str, tmp_path, monkeypatch) -> None:
 @pytest.mark.parametrize("name", NAMES)
 def test_runtime_error(name: str, snapshot) -> None:
     with pytest.raises(HaleError) as info:
-        program = build(
-            FIXTURES, [name], bindings_for(name), use_cache=False, max_memory=memory_for(name)
-        )
-        args = [Store()] if name == "host_failure.hl" else []
-        program.call(name, "main", *args)
+        run(name)
     assert render_all(info.value.diagnostics, info.value.sources) == snapshot
 
 
@@ -68,10 +72,7 @@ def test_codes_are_the_documented_ones() -> None:
     codes = set()
     for name in NAMES:
         try:
-            program = build(
-                FIXTURES, [name], bindings_for(name), use_cache=False, max_memory=memory_for(name)
-            )
-            program.call(name, "main", *([Store()] if name == "host_failure.hl" else []))
+            run(name)
         except HaleError as e:
             codes |= {d.code for d in e.diagnostics}
     expected = {"E0401", "E0402", "E0403", "E0404", "E0405", "E0406", "E0407", "E0408"}
