@@ -62,56 +62,58 @@ class HaleLexer(Lexer):
     def lex(self, text: str, recovering: bool = False, end: str | None = None) -> Iterator[Token]:
         """The tokens of `text`; then, given `end`, a token of that type at the
         end of the last one (the parser's end marker, so it needs no wrapper
-        generator of its own)."""
-        match = self.master.match
+        generator of its own).
+
+        No token holds a newline, so lines are counted only when a token
+        starts past the next newline, not in the whitespace before each."""
         literals, keywords = self.literals, self.keywords
-        new_token = Token._future_new  # Token() without its keyword-argument shim
         str_new = str.__new__
         pos, line, line_start, stop, last = 0, 1, 0, len(text), None
-        spaced = self.spaced.match
+        spaced, find = self.spaced.match, text.find
+        next_nl = find("\n")
+        next_nl = stop if next_nl < 0 else next_nl
         while pos < stop:
             m = spaced(text, pos)
-            if m is None:  # no token next: whitespace to the end, or an unreadable character
-                m = match(text, pos)
-                if m is not None:  # whitespace alone
-                    nxt = m.end()
-                    newlines = text.count("\n", pos, nxt)
-                    if newlines:
-                        line += newlines
-                        line_start = text.rindex("\n", pos, nxt) + 1
-                    pos = nxt
-                    continue
-                col = pos - line_start + 1
+            if m is None:  # whitespace to the end, or a character no token starts with
+                start = self._unreadable(text, pos)
+                if start == stop:
+                    break
+                if start > next_nl:
+                    line, line_start, next_nl = _newlines(text, line, next_nl, start)
+                col = start - line_start + 1
                 if not recovering:
-                    raise UnexpectedCharacters(text, pos, line, col)
-                nxt = pos + 1
-                if text[pos] == '"':  # unterminated: the string runs to the end of the line
-                    nxt = text.find("\n", pos)
-                    nxt = stop if nxt < 0 else nxt
-                while nxt < stop and text[nxt] != '"' and match(text, nxt) is None:
-                    nxt += 1  # a run of unreadable characters is one error
-                last = new_token(BAD, text[pos:nxt], pos, line, col, line, col + nxt - pos, nxt)
+                    raise UnexpectedCharacters(text, start, line, col)
+                nxt = self._bad_run(text, start)
+                last = Token._future_new(
+                    BAD, text[start:nxt], start, line, col, line, col + nxt - start, nxt
+                )
                 yield last
                 pos = nxt
                 continue
-            kind, nxt = m.lastgroup, m.end()
+            kind = m.lastgroup
+            nxt = m.end()
             value = m.group(kind)
             start = nxt - len(value)
-            if start != pos:  # the whitespace before it
-                newlines = text.count("\n", pos, start)
-                if newlines:
-                    line += newlines
-                    line_start = text.rindex("\n", pos, start) + 1
+            if start > next_nl:  # _newlines, inlined: once a line
+                line += text.count("\n", next_nl, start)
+                line_start = text.rindex("\n", next_nl, start) + 1
+                next_nl = find("\n", start)
+                next_nl = stop if next_nl < 0 else next_nl
             if kind == "PUNCT":
                 kind = literals[value]
             elif kind == "NAME":
                 kind = keywords.get(value, "NAME")
             col = start - line_start + 1
-            # Token._future_new, inlined: a token is made for every word of a file
+            # Token._future_new, inlined (a token is made for every word of a
+            # file), one store a statement: a tuple of four would be built first
             tok = str_new(Token, value)
-            tok.type, tok.value, tok.start_pos, tok.end_pos = kind, value, start, nxt
+            tok.type = kind
+            tok.value = value
+            tok.start_pos = start
+            tok.end_pos = nxt
             tok.line = tok.end_line = line
-            tok.column, tok.end_column = col, col + nxt - start
+            tok.column = col
+            tok.end_column = col + nxt - start
             if kind == "COMMENT":
                 if self.on_comment is not None:
                     self.on_comment(tok)
@@ -125,6 +127,27 @@ class HaleLexer(Lexer):
             else:
                 yield Token.new_borrow_pos(end, "", last)
 
+    def _unreadable(self, text: str, pos: int) -> int:
+        """Where the whitespace from `pos` ends: the end of the text, or a
+        character no token starts with."""
+        m = self.master.match(text, pos)
+        while m is not None and m.lastgroup is None:
+            pos = m.end()
+            m = self.master.match(text, pos)
+        return pos
+
+    def _bad_run(self, text: str, pos: int) -> int:
+        """The end of the error token at `pos`: a run of unreadable
+        characters, or an unterminated string with the rest of its line."""
+        stop, match = len(text), self.master.match
+        nxt = pos + 1
+        if text[pos] == '"':
+            nxt = text.find("\n", pos)
+            nxt = stop if nxt < 0 else nxt
+        while nxt < stop and text[nxt] != '"' and match(text, nxt) is None:
+            nxt += 1
+        return nxt
+
     def count(self, text: str, start: int, end: int, limit: int) -> int:
         """How many tokens `text[start:end]` holds, counting up to `limit`."""
         match, pos, k = self.master.match, start, 0
@@ -137,6 +160,15 @@ class HaleLexer(Lexer):
                 k += 1
             pos = m.end()
         return k
+
+
+def _newlines(text: str, line: int, next_nl: int, start: int) -> tuple[int, int, int]:
+    """Line, line start and next newline for a token at `start`, past the
+    newline at `next_nl` (and maybe more)."""
+    line += text.count("\n", next_nl, start)
+    line_start = text.rindex("\n", next_nl, start) + 1
+    next_nl = text.find("\n", start)
+    return line, line_start, len(text) if next_nl < 0 else next_nl
 
 
 def _alternatives(term) -> list[str]:

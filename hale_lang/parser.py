@@ -190,16 +190,19 @@ class _Builder(Transformer):
 
     def type(self, c):
         if c[1] is None:  # no type arguments: the path's span is the type's
-            return n.TypeRef(c[0].parts, [], c[0].span)
+            return n.TypeRef(*self._path(c[0]))
         args = [x for x in c[1:] if isinstance(x, n.TypeRef)]
-        return n.TypeRef(c[0].parts, args, self._span(c))
+        return n.TypeRef(self._path(c[0])[0], args, self._span(c))
 
     def path(self, c):
-        if len(c) == 1:  # most paths are one name
-            t = c[0]
-            span = Span(self.file, t.line, t.column, t.end_line, t.end_column)
-            return _QualifiedName((str(t),), span)
+        """`a::b`; a path of one name reduces to its NAME token alone."""
         return _QualifiedName(tuple(str(x) for x in _names(c)), self._span(c))
+
+    def _path(self, q) -> tuple[tuple[str, ...], list, Span]:
+        """A `path`'s parts, no type arguments, and its span."""
+        if type(q) is Token:
+            return (str(q),), [], _tok_span(self.file, q)
+        return q.parts, [], q.span
 
     # --- statements --------------------------------------------------------
 
@@ -331,8 +334,8 @@ class _Builder(Transformer):
 
     def name(self, c):
         q = c[0]
-        if len(q.parts) == 1:
-            return n.Name(q.span, q.parts[0])
+        if type(q) is Token:
+            return n.Name(_tok_span(self.file, q), str(q))
         return n.Path(q.span, q.parts)
 
     def paren(self, c):
@@ -340,7 +343,7 @@ class _Builder(Transformer):
 
     def struct_lit(self, c):
         fields = [x for x in c if isinstance(x, n.FieldInit)]
-        return n.StructLit(self._span(c), c[0].parts, fields)
+        return n.StructLit(self._span(c), self._path(c[0])[0], fields)
 
     def field_init(self, c):
         return n.FieldInit(str(c[0]), c[2], self._span(c))
