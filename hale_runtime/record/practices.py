@@ -12,7 +12,6 @@ Leader's brief, a Work's hat).
 from __future__ import annotations
 
 import json
-from importlib import metadata
 from typing import Any
 
 from hale_runtime.record import kinds
@@ -75,6 +74,8 @@ PRACTICES: tuple[tuple[str, str], ...] = (
 
 def toolchain_version() -> str:
     """The version of the hale toolchain writing the receipts."""
+    from importlib import metadata  # only a seeding needs it: 17 ms of every verb's start
+
     return metadata.version("hale")
 
 
