@@ -189,20 +189,21 @@ class _Builder(Transformer):
         return n.Param(str(c[0]), c[2], self._span(c))
 
     def type(self, c):
+        parts, span = self._path(c[0])
         if c[1] is None:  # no type arguments: the path's span is the type's
-            return n.TypeRef(*self._path(c[0]))
+            return n.TypeRef(parts, [], span)
         args = [x for x in c[1:] if isinstance(x, n.TypeRef)]
-        return n.TypeRef(self._path(c[0])[0], args, self._span(c))
+        return n.TypeRef(parts, args, self._span(c))
 
     def path(self, c):
         """`a::b`; a path of one name reduces to its NAME token alone."""
         return _QualifiedName(tuple(str(x) for x in _names(c)), self._span(c))
 
-    def _path(self, q) -> tuple[tuple[str, ...], list, Span]:
-        """A `path`'s parts, no type arguments, and its span."""
+    def _path(self, q) -> tuple[tuple[str, ...], Span]:
+        """A reduced `path` (a NAME token, or a _QualifiedName): its parts and span."""
         if type(q) is Token:
-            return (str(q),), [], _tok_span(self.file, q)
-        return q.parts, [], q.span
+            return (str(q),), _tok_span(self.file, q)
+        return q.parts, q.span
 
     # --- statements --------------------------------------------------------
 
@@ -343,7 +344,8 @@ class _Builder(Transformer):
 
     def struct_lit(self, c):
         fields = [x for x in c if isinstance(x, n.FieldInit)]
-        return n.StructLit(self._span(c), self._path(c[0])[0], fields)
+        parts, _ = self._path(c[0])
+        return n.StructLit(self._span(c), parts, fields)
 
     def field_init(self, c):
         return n.FieldInit(str(c[0]), c[2], self._span(c))
