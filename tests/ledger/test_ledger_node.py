@@ -5,6 +5,7 @@ before), a stale epoch fenced, and abandonment carrying the rest back."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -56,14 +57,16 @@ def node(tmp_path: Path):
         assert proc.poll() is None, log.read_text()
         yield root, env, proc, log
     finally:
-        if proc.poll() is None:
+        # the group may be gone between a check and a signal: that is the goal
+        with contextlib.suppress(ProcessLookupError):
             os.killpg(proc.pid, signal.SIGTERM)
-            try:
-                proc.wait(30)
-            except subprocess.TimeoutExpired:
+        try:
+            proc.wait(30)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError):
                 os.killpg(proc.pid, signal.SIGKILL)
         for pid in _descendants(proc.pid):
-            with __import__("contextlib").suppress(ProcessLookupError):
+            with contextlib.suppress(ProcessLookupError):
                 os.killpg(pid, signal.SIGKILL)
 
 
@@ -162,7 +165,7 @@ def test_a_body_that_took_over_fences_the_old_epoch(node, tmp_path):
     finally:
         memory.close()
         for pid in frozen:
-            with __import__("contextlib").suppress(ProcessLookupError):
+            with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGCONT)
         os.killpg(second.pid, signal.SIGTERM)
         assert second.wait(30) == 0, (tmp_path / "other.log").read_text()
