@@ -75,7 +75,7 @@ def main() -> None:
         env = {**os.environ, "HALE_CACHE_DIR": str(Path(tmp) / "cache")}
         once(src, Path(tmp) / "warm.log", env)  # build caches, as a restart finds them
         figures = [once(src, Path(tmp) / f"{i}.log", env) for i in range(runs)]
-    for name, values in zip(("start", "stop"), zip(*figures), strict=True):
+    for name, values in zip(("start", "stop"), zip(*figures, strict=True), strict=True):
         median = statistics.median(values)
         verdict = "within" if median <= GOALS[name] else "OVER"
         print(
