@@ -16,12 +16,10 @@ import time
 from pathlib import Path
 
 import pytest
+from node_helpers import FAST as NODE_FAST  # noqa: E402
 from pg import fresh_database, shared_postgres
 
 from hale_runtime.memory import Fenced, open_memory
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "node"))
-from node_helpers import FAST as NODE_FAST  # noqa: E402
 
 HALE = str(Path(sys.executable).parent / "hale")
 FAST = {**NODE_FAST, "HALE_DNA_ANSWER_WAIT": "30"}
