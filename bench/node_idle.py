@@ -25,6 +25,8 @@ import tempfile
 import time
 from pathlib import Path
 
+# node_helpers takes wait_for from tests/waiting.py, a folder up
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "node"))
 from node_helpers import TINY_GENOME, children_of, sh  # noqa: E402
 

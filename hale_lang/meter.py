@@ -49,6 +49,7 @@ from __future__ import annotations
 import functools
 import gc
 import itertools
+import operator
 import sys
 import threading
 from collections.abc import Iterable, Iterator
@@ -278,44 +279,69 @@ class _Items:
     many as are left then (a List may grow or shrink while it is read), up
     to RANGE_BATCH. Each batch takes them from one iterator of the sequence,
     so the loop reads the List as it is at each item. Past the budget it
-    raises E0404 where the next step would be taken."""
+    raises E0404 where the next step would be taken.
 
-    __slots__ = ("meter", "seq", "it", "start", "paid", "watch")
+    A List the loop grows as it reads it (`for y in xs { xs.push(y) }`) has
+    one item left at every batch's start, and batches of one cost more than
+    the items. Once a batch has read all that was left and more came, the
+    next batches read ahead of what is left, twice the last each time: such
+    a batch counts its items as they pass (`zip` with a count, in C), so
+    what it paid for and did not run is given back exactly, whether the List
+    ends under it or the loop breaks."""
+
+    __slots__ = ("meter", "seq", "it", "start", "paid", "watch", "counted")
 
     def __init__(self, meter: Meter, seq: list | tuple | str, watch: tuple):
         self.meter, self.seq, self.watch = meter, seq, watch
         self.it = iter(seq)
         self.start = self.paid = 0
+        self.counted: Iterator[int] | None = None
 
     def __iter__(self) -> Iterator[Iterator[object]]:
         m, it = self.meter, self.it
+        ahead = 0  # how far the next batch reads past what is left
         first = True
         while left := length_hint(it):
             if not first:
                 for xs in self.watch:
                     grew(xs)
             first = False
-            n = min(left, RANGE_BATCH)
             budget = length_hint(m.steps_iter)
             if not budget:
                 raise Fault("E0404", "step limit exceeded", STEP_HELP)
-            k = min(n, budget)
+            k = min(max(left, ahead), RANGE_BATCH, budget)
             m.steps_iter.__setstate__(m.budget - budget + k)
             self.start, self.paid = len(self.seq) - left, k
-            yield islice(it, k)
+            if k <= left:
+                self.counted = None
+                yield islice(it, k)
+                ahead = 2 * k if left and k == left and length_hint(it) else 0
+            else:
+                self.counted = counted = itertools.count()
+                yield map(_first, zip(islice(it, k), counted, strict=False))
+                self.refund()
+                ahead = 2 * k if length_hint(it) else 0
 
     def refund(self) -> None:
         """The loop left part way through a batch: give back what it paid for
-        and did not run. The iterator's place is its sequence's length less
-        what is left, while it is inside the sequence; past its end (the List
-        shrank under it) nothing is given back."""
-        left = length_hint(self.it)
-        if not left:
-            return
-        unrun = self.paid - (len(self.seq) - left - self.start)
+        and did not run. A counted batch knows how many ran. Otherwise the
+        iterator's place is its sequence's length less what is left, while
+        it is inside the sequence; past its end (the List shrank under it)
+        nothing is given back."""
+        if self.counted is not None:
+            unrun = self.paid - next(self.counted)
+            self.counted = None
+        else:
+            left = length_hint(self.it)
+            if not left:
+                return
+            unrun = self.paid - (len(self.seq) - left - self.start)
         if 0 < unrun <= self.paid:
             steps = self.meter.steps_iter
             steps.__setstate__(self.meter.budget - length_hint(steps) - unrun)
+
+
+_first = operator.itemgetter(0)
 
 
 class _RangeSteps(itertools.chain):

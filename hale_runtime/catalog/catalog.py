@@ -107,10 +107,6 @@ class Catalog:
                 return f"workflow {id} was refused by the catalog at {r.at}: {r.reason}"
         return f"no workflow {id} in the catalog"
 
-    @property
-    def own_refusals(self) -> list[Refusal]:
-        return [r for r in self.refusals if not r.at.startswith("vendor/")]
-
 
 def seal(entry: str, defined: list[Definition], refusals: list[Refusal]) -> Catalog:
     sealer = _Sealer({d.name: d for d in defined}, refusals)

@@ -14,6 +14,7 @@ from typing import Any
 from hale_runtime.engine import ids
 from hale_runtime.engine.budget import Budget, BudgetPolicy
 from hale_runtime.engine.state import CANCELLED, Attempt, ChildMember, State, Step, Task, Unit
+from hale_runtime.record import kinds
 
 INDENT = "  "
 
@@ -49,8 +50,8 @@ def shown_by_scan(rows: list[Any], task: str) -> str | None:
     if task not in state.tasks:
         return None
     root = ids.root_of(task)
-    admitted = [r for r in rows if r.kind == "workflow.admitted" and r.key == root]
-    started = [r for r in rows if admitted and r.kind == "node.started"
+    admitted = [r for r in rows if r.kind == kinds.WORKFLOW_ADMITTED and r.key == root]
+    started = [r for r in rows if admitted and r.kind == kinds.NODE_STARTED
                and r.key == f"node/{admitted[0].who}"]  # fmt: skip
     return render(state, task, _admitter(admitted, started))
 
@@ -58,10 +59,10 @@ def shown_by_scan(rows: list[Any], task: str) -> str | None:
 def admitted_by(record: Any, task: str) -> str:
     """The body (its holder, and its owner when it runs as one) whose `workflow.admitted`
     minted `task`'s root ("" when none)."""
-    admitted = record.rows(kind="workflow.admitted", key=ids.root_of(task))
+    admitted = record.rows(kind=kinds.WORKFLOW_ADMITTED, key=ids.root_of(task))
     if not admitted:
         return ""
-    return _admitter(admitted, record.rows(kind="node.started", key=f"node/{admitted[0].who}"))
+    return _admitter(admitted, record.rows(kind=kinds.NODE_STARTED, key=f"node/{admitted[0].who}"))
 
 
 def _admitter(admitted: list[Any], started: list[Any]) -> str:

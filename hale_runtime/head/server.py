@@ -82,7 +82,11 @@ class HeadServer:
     def start(self) -> str:
         """Start the worker and the server; the head's URL."""
         worker = threading.Thread(target=self._work, name="head-worker", daemon=True)
-        serve = threading.Thread(target=self.http.serve_forever, name="head-http", daemon=True)
+        # serve_forever notices shutdown() only between polls (0.5 s by default): a
+        # node's stop waits for it
+        serve = threading.Thread(
+            target=self.http.serve_forever, args=(0.05,), name="head-http", daemon=True
+        )
         self.threads = [worker, serve]
         worker.start()
         self.ready.result(timeout=60)  # the stores opened, or why not

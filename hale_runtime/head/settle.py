@@ -106,7 +106,7 @@ class Settler:
         if task is not None:
             ask = task.ask
         else:
-            admitted = self.record.rows(kind="workflow.admitted", key=root)
+            admitted = self.record.rows(kind=kinds.WORKFLOW_ADMITTED, key=root)
             if not admitted:
                 return ""
             ask = str(admitted[0].body.get("ask", ""))

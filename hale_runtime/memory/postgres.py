@@ -83,7 +83,8 @@ class PostgresMemory(SqlMemory):
     def _run(self, sql: str, params: tuple = ()) -> list[tuple]:
         try:
             cursor = self._conn.execute(sql, params)
-            return cursor.fetchall() if cursor.description else []
+            # nfields asks libpq directly; description builds column objects
+            return cursor.fetchall() if cursor.pgresult and cursor.pgresult.nfields else []
         except psycopg.Error as error:
             raise MemoryFailed(f"memory {redact(self.dsn)}: {error}") from error
 

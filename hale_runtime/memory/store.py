@@ -346,9 +346,6 @@ class SqlMemory(ABC):
             run(self.q(CHECKPOINT_PUT), (name, data))
             run(self.q(CHECKPOINT_TRIM), (keep,))
 
-    def drop_checkpoint(self, name: str) -> None:
-        self._write_one(self.q("DELETE FROM checkpoints WHERE name = ?"), (name,))
-
     def protected_body(self, digest: str) -> dict | None:
         """A protected body memory keeps (None: never kept, or erased)."""
         rows = self._read(self.q("SELECT body FROM protected WHERE digest = ?"), (digest,))

@@ -37,11 +37,6 @@ class Grant:
     now: int  # ms since the epoch, database clock, when memory answered
     deadline: float = field(default=0.0, compare=False)  # node clock, seconds
 
-    @property
-    def remaining_ms(self) -> int:
-        """How long the grant had left when memory answered."""
-        return self.until - self.now
-
 
 @dataclass(frozen=True)
 class SetHolder:

@@ -13,7 +13,8 @@ A lost connection raises NervesFailed: a node stops rather than act deaf.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import psycopg
@@ -24,6 +25,7 @@ from hale_runtime.memory.types import MemoryFailed
 from hale_runtime.nerves.message import Message, NervesFailed, check_subject
 
 CHANNEL = "hale_nerves"
+UNTIL_SLICE_S = 0.05  # how often a wait that may end early asks whether it should
 NOW = "(extract(epoch FROM statement_timestamp()) * 1000)::bigint"
 PUBLISH = f"""WITH m AS (
         INSERT INTO nerves (subject, body, at_ms) VALUES (%s, %s, {NOW}) RETURNING id)
@@ -75,14 +77,22 @@ class PostgresSubscription:
         except psycopg.Error as error:
             raise NervesFailed(f"nerves {redact(self.dsn)}: {error}") from error
 
-    def _notified(self, timeout: float) -> list[int]:
-        first = list(self._conn.notifies(timeout=timeout, stop_after=1))
+    def _notified(self, timeout: float, until: Callable[[], bool] | None) -> list[int]:
+        # a wait asked to end early waits in slices, asking `until` between them
+        deadline = time.monotonic() + timeout
+        while True:
+            left = deadline - time.monotonic()
+            wait = max(0.0, left if until is None else min(left, UNTIL_SLICE_S))
+            first = list(self._conn.notifies(timeout=wait, stop_after=1))
+            if first or left <= wait or (until is not None and until()):
+                break
         rest = list(self._conn.notifies(timeout=0)) if first else []
         return [int(n.payload) for n in first + rest if n.channel == CHANNEL]
 
-    def poll(self, timeout: float = 0.0) -> list[Message]:
-        """What was published since the last poll, waiting up to `timeout` seconds for it."""
-        ids = self._guard(lambda: self._notified(timeout))
+    def poll(self, timeout: float = 0.0, until: Callable[[], bool] | None = None) -> list[Message]:
+        """What was published since the last poll, waiting up to `timeout`
+        seconds for it, or until `until()` says to stop waiting."""
+        ids = self._guard(lambda: self._notified(timeout, until))
         if not ids:
             return []
         params = (ids, len(self.prefix), self.prefix)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -78,8 +78,9 @@ class SqliteSubscription:
         self.nerves, self.prefix = nerves, prefix
         self.cursor = nerves.newest()
 
-    def poll(self, timeout: float = 0.0) -> list[Message]:
-        """What arrived past the cursor, waiting up to `timeout` seconds for something."""
+    def poll(self, timeout: float = 0.0, until: Callable[[], bool] | None = None) -> list[Message]:
+        """What arrived past the cursor, waiting up to `timeout` seconds for
+        something, or until `until()` says to stop waiting."""
         deadline = time.monotonic() + timeout
         while True:
             heard = self.nerves.read(self.cursor)
@@ -88,7 +89,7 @@ class SqliteSubscription:
             matching = [m for m in heard if m.subject.startswith(self.prefix)]
             if matching or len(heard) == BATCH:
                 return matching
-            if time.monotonic() >= deadline:
+            if time.monotonic() >= deadline or (until is not None and until()):
                 return []
             time.sleep(POLL_INTERVAL_S)
 

@@ -32,7 +32,7 @@ from pathlib import Path
 
 import pygit2
 
-from hale_runtime.node.git import GitFailed, git, text
+from hale_runtime.node.git import GitFailed, git
 
 LEASE_REF = "refs/dna/body"
 OWNER_ENV = "HALE_DNA_OWNER"
@@ -268,17 +268,3 @@ def lease_at(repo: pygit2.Repository, ref: str) -> tuple[str | None, Lease | Non
         return str(found.target), Lease.decode(repo.get(commit.tree[LEASE_FILE].id).data)
     except (pygit2.GitError, KeyError, AttributeError, ValueError) as error:
         raise LeaseUnprovable(f"{ref} holds no lease: {error}") from None
-
-
-def remote_of(root: Path, timeout_s: float = 5.0) -> str | None:
-    """The record's remote, as the record chooses it: `hale.remote`, origin, the only one."""
-    try:
-        chosen = text(root, ["config", "--get", "hale.remote"], timeout_s)
-    except GitFailed:
-        chosen = ""
-    if chosen:
-        return chosen
-    names = text(root, ["remote"], timeout_s).split()
-    if "origin" in names:
-        return "origin"
-    return names[0] if names else None

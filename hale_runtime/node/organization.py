@@ -166,7 +166,8 @@ class Organization:
             os.write(ready_fd, b"ready\n")
             os.close(ready_fd)
         while not self.stopping:
-            self.round(subscription.poll(POLL_S))
+            # SIGTERM sets `stopping`: the wait ends then, not at POLL_S
+            self.round(subscription.poll(POLL_S, until=lambda: self.stopping))
 
     def round(self, messages: list[Message]) -> None:
         """Hand on what was heard, tick, and quarantine what could not be applied."""

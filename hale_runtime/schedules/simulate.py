@@ -49,7 +49,7 @@ import pygit2
 
 from hale_runtime.performers import SUCCEEDED, Answer, Pending, Reconciled
 from hale_runtime.performers.base import ACTED
-from hale_runtime.record import Record, Row
+from hale_runtime.record import Record, Row, kinds
 from hale_runtime.schedules.state import KINDS, Fold
 from hale_runtime.schedules.terms import ask_id, parse_ask, stamp, when
 
@@ -287,7 +287,7 @@ class Report:
         }
         written = record.rows(since=since)
         settled = {
-            r.key: r.body.get("outcome", "") for r in written if r.kind == "workflow.settled"
+            r.key: r.body.get("outcome", "") for r in written if r.kind == kinds.WORKFLOW_SETTLED
         }
         for row in written:
             _take(by_id, fold, row, settled)
@@ -295,7 +295,7 @@ class Report:
 
 
 def _take(by_id: dict[str, Occurrences], fold: Fold, row: Row, settled: dict[str, str]) -> None:
-    if row.kind == "workflow.admitted":
+    if row.kind == kinds.WORKFLOW_ADMITTED:
         parsed = parse_ask(str(row.body.get("ask", "")))
         if parsed and parsed[0] in by_id:
             task = row.key
@@ -306,17 +306,17 @@ def _take(by_id: dict[str, Occurrences], fold: Fold, row: Row, settled: dict[str
     s = by_id.get(row.key)
     if s is None:
         return
-    if row.kind == "schedule.skipped":
+    if row.kind == kinds.SCHEDULE_SKIPPED:
         at = int(row.body["occurrence"])
         s.skipped.append(
             {"occurrence": ask_id(s.id, at), "at": stamp(at), "open": row.body.get("open", "")}
         )
-    elif row.kind == "schedule.missed":
+    elif row.kind == kinds.SCHEDULE_MISSED:
         s.missed += [
             {"occurrence": ask_id(s.id, at), "at": stamp(at)}
             for at in _run_of(fold, s.id, int(row.body["first"]), int(row.body["last"]))
         ]
-    elif row.kind == "schedule.failed":
+    elif row.kind == kinds.SCHEDULE_FAILED:
         at = int(row.body["occurrence"])
         s.failed.append(
             {"occurrence": ask_id(s.id, at), "at": stamp(at), "reason": row.body.get("reason", "")}

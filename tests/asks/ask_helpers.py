@@ -11,10 +11,10 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-import pygit2
+from support.clock import HandClock  # noqa: F401 (the ask tests take it from here)
+from support.projects import make_project as _make_project
 
 from hale_runtime.asks import Ask, Brief, Inline, Intake
-from hale_runtime.catalog.genome import layout
 from hale_runtime.engine import BudgetPolicy, Engine
 from hale_runtime.head import Head, LegPlugin, Settler
 from hale_runtime.memory import open_memory
@@ -25,14 +25,6 @@ from hale_runtime.record import Record, Row
 
 START_MS = 1_764_374_400_000  # 2025-11-29 00:00 UTC
 TEMPLATE: list[Path] = []
-
-
-class HandClock:
-    def __init__(self, now: int = START_MS):
-        self.now = now
-
-    def __call__(self) -> int:
-        return self.now
 
 
 class Scripted:
@@ -66,16 +58,6 @@ class ProviderPlugin:
     @hookimpl
     def hale_model_provider(self) -> object:
         return self.provider
-
-
-def make_project(path: Path, clone: str = "c0ffee00") -> Path:
-    """A project with the genome `hale dna new` writes, in a fresh git repository."""
-    for rel, data in layout().items():
-        (path / rel).parent.mkdir(parents=True, exist_ok=True)
-        (path / rel).write_bytes(data)
-    repo = pygit2.init_repository(str(path))
-    repo.config["hale.clone"] = clone
-    return path
 
 
 @cache
@@ -162,3 +144,8 @@ def ask_row(project: Project, objective: str, **extra: Any) -> Row:
     body = {"objective": objective, "target": ".", "by": "ann@box:c1", **extra}
     n = len(project.rows("intent.requested"))
     return project.record("ann@box:c1").append("intent.requested", f"i-{n:04d}", body)
+
+
+def make_project(path: Path, clone: str = "c0ffee00") -> Path:
+    """A project with the genome `hale dna new` writes, in a fresh git repository."""
+    return _make_project(path, clone, new_genome=True)

@@ -3,11 +3,8 @@ kind of violation is flagged, and a clean one is not."""
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
 from typing import Any, NamedTuple
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 from chaos_check import check, pending  # noqa: E402
 
 

@@ -6,10 +6,8 @@ The final record, read from a fresh clone, has no violation."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 from chaos import report, run  # noqa: E402
 
 

@@ -7,7 +7,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import pygit2
+from support.clock import HandClock  # noqa: F401 (the engine tests take it from here)
+from support.projects import make_project  # noqa: F401 (the tests take it from here)
 
 from hale_runtime.catalog import WorkflowCatalog
 from hale_runtime.catalog.callsite import override
@@ -26,27 +27,6 @@ from hale_runtime.performers import (
 from hale_runtime.record import Record
 
 START_MS = 1_764_374_400_000  # 2025-11-29 00:00 UTC, a Saturday
-
-
-class HandClock:
-    """Time that moves only when a test moves it (ms)."""
-
-    def __init__(self, now: int = START_MS):
-        self.now = now
-
-    def __call__(self) -> int:
-        return self.now
-
-    def advance(self, ms: int) -> None:
-        self.now += ms
-
-
-def make_project(path: Path, clone: str = "c0ffee00") -> Path:
-    repo = pygit2.init_repository(str(path))
-    (path / "dna" / "org").mkdir(parents=True)
-    (path / "dna" / "org" / "main.hl").write_text("// the organization\n")
-    repo.config["hale.clone"] = clone
-    return path
 
 
 def work(objective: str, requires: str = "analysis") -> dict[str, str]:

@@ -379,6 +379,28 @@ def test_a_loop_reads_its_list_as_it_changes(tmp_path: Path) -> None:
     assert p.call("m.hl", "shrinks", xs) == sum(range(2_500)) and len(xs) == 2_500
 
 
+def test_a_list_grown_as_it_is_read_pays_for_each_item_run(tmp_path: Path) -> None:
+    # such a List reads ahead of what is left, twice the last batch each
+    # time, and counts what passed: the batch the List ends under gives back
+    # what it paid for and did not run (3,503 steps, as when batches were of one)
+    source = (
+        ITEMS
+        + """
+fn then(xs: List<Int>, cap: Int, m: Int) -> Int {
+    let n = grows(xs, cap);
+    let i = 0;
+    while i < m { i += 1; }
+    return n + i;
+}
+"""
+    )
+    want = sum(range(1, 3_001)) + 500
+    assert (
+        program(tmp_path, source, step_budget=3_503).call("m.hl", "then", [1], 3_000, 500) == want
+    )
+    assert fault(tmp_path, source, "then", [1], 3_000, 500, step_budget=3_502)[0] == "E0404"
+
+
 APPENDS = (
     """
 fn appends(n: Int) -> Int {

@@ -5,6 +5,7 @@ before), a stale epoch fenced, and abandonment carrying the rest back."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -15,12 +16,10 @@ import time
 from pathlib import Path
 
 import pytest
+from node_helpers import FAST as NODE_FAST  # noqa: E402
 from pg import fresh_database, shared_postgres
 
 from hale_runtime.memory import Fenced, open_memory
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "node"))
-from node_helpers import FAST as NODE_FAST  # noqa: E402
 
 HALE = str(Path(sys.executable).parent / "hale")
 FAST = {**NODE_FAST, "HALE_DNA_ANSWER_WAIT": "30"}
@@ -56,14 +55,16 @@ def node(tmp_path: Path):
         assert proc.poll() is None, log.read_text()
         yield root, env, proc, log
     finally:
-        if proc.poll() is None:
+        # the group may be gone between a check and a signal: that is the goal
+        with contextlib.suppress(ProcessLookupError):
             os.killpg(proc.pid, signal.SIGTERM)
-            try:
-                proc.wait(30)
-            except subprocess.TimeoutExpired:
+        try:
+            proc.wait(30)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError):
                 os.killpg(proc.pid, signal.SIGKILL)
         for pid in _descendants(proc.pid):
-            with __import__("contextlib").suppress(ProcessLookupError):
+            with contextlib.suppress(ProcessLookupError):
                 os.killpg(pid, signal.SIGKILL)
 
 
@@ -162,7 +163,7 @@ def test_a_body_that_took_over_fences_the_old_epoch(node, tmp_path):
     finally:
         memory.close()
         for pid in frozen:
-            with __import__("contextlib").suppress(ProcessLookupError):
+            with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGCONT)
         os.killpg(second.pid, signal.SIGTERM)
         assert second.wait(30) == 0, (tmp_path / "other.log").read_text()

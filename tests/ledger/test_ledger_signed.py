@@ -6,13 +6,10 @@ push is (quarantined when it claims an authority it does not prove)."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "record"))
 from hostile import line, row_id  # noqa: E402
 from record_helpers import make_project, stepping_clock  # noqa: E402
 

@@ -4,13 +4,10 @@ shared, and no two holders' grants overlap on the database's clock."""
 
 from __future__ import annotations
 
-import sys
 from collections import defaultdict
 from pathlib import Path
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 from racers import race  # noqa: E402
 
 from hale_runtime.memory import open_memory  # noqa: E402

@@ -4,10 +4,6 @@ processes move one row at a time, each row applied exactly once."""
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 from racers import race  # noqa: E402
 
 from hale_runtime.memory import DropEdge, Edge, Node, SetHolder, open_memory  # noqa: E402

@@ -3,14 +3,10 @@ every node process a test started (by pid, with everything they started)."""
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).parent))
-
 from node_helpers import Node, clone, make_forge, started_nodes  # noqa: E402
 
 

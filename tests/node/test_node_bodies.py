@@ -7,14 +7,11 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from collections import Counter
 from pathlib import Path
 
 import pytest
 from node_helpers import FAST, HALE, clone, hale, make_dna_forge
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from pg import fresh_database, shared_postgres  # noqa: E402
 
 from hale_runtime.record import Record  # noqa: E402

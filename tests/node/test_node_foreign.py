@@ -12,7 +12,6 @@ the record print it without a traceback, and a restart writes nothing twice.
 from __future__ import annotations
 
 import subprocess
-import sys
 from collections import Counter
 from pathlib import Path
 
@@ -21,8 +20,6 @@ from node_helpers import clone, hale, make_dna_forge, sh, wait_for
 
 from hale_runtime.record import RECORD_REF, Record
 from hale_runtime.record import kinds as k
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tui"))
 
 ENV = {"HALE_DNA_LEASE_S": "5", "HALE_DNA_ANSWER_WAIT": "60"}
 PUSHED = sorted(set(SHAPES) - {"parent not a commit"})  # that one takes a force push

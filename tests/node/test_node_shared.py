@@ -8,7 +8,6 @@ hears every relay, and each is answered once, under a claim."""
 from __future__ import annotations
 
 import json
-import sys
 import time
 from collections import Counter
 from pathlib import Path
@@ -16,8 +15,6 @@ from pathlib import Path
 import psycopg
 import pytest
 from node_helpers import hale, wait_for
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from pg import fresh_database, shared_postgres  # noqa: E402
 
 from hale_runtime.record import Record  # noqa: E402

@@ -3,12 +3,7 @@ a PostgreSQL that goes away mid-run, the node exits 1 and says why."""
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 from node_helpers import hale
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from pg import start_postgres  # noqa: E402
 
 

@@ -8,20 +8,11 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-import pygit2
+from support.projects import make_project  # noqa: F401 (the tests take it from here)
 
 from hale_runtime.record import Record
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
-
-
-def make_project(path: Path, clone: str = "c0ffee00") -> Path:
-    """A git repository holding a genome marker, its clone id fixed."""
-    repo = pygit2.init_repository(str(path))
-    (path / "dna" / "org").mkdir(parents=True)
-    (path / "dna" / "org" / "main.hl").write_text("// the organization\n")
-    repo.config["hale.clone"] = clone
-    return path
 
 
 def stepping_clock(start: int = 1_767_225_600_000) -> Callable[[], int]:

@@ -7,16 +7,13 @@ and mallory have keys of their own; ann wrote the row."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from hostile import append_lines, line, row_id  # noqa: E402
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "record"))
-from hostile import append_lines, line, row_id  # noqa: E402
 from record_helpers import make_project, stepping_clock  # noqa: E402
 
 from hale_runtime.record import Record, protected  # noqa: E402

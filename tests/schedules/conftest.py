@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 from older import old_project  # noqa: E402
 from schedule_helpers import (  # noqa: E402
     OVERLAP_WORKFLOWS,

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 from click.testing import CliRunner
+from support.clock import HandClock  # noqa: F401 (the schedule tests take it from here)
 
 from hale_runtime.catalog import load_catalog
 from hale_runtime.cli import hale
@@ -39,17 +40,6 @@ fn own_workflows(catalog: dna::WorkflowCatalog) -> String {
     return catalog.define("hollow", 1, "record", "a definition with an empty step");
 }
 """
-
-
-class HandClock:
-    def __init__(self, now: int = START):
-        self.now = now
-
-    def __call__(self) -> int:
-        return self.now
-
-    def advance(self, ms: int) -> None:
-        self.now += ms
 
 
 def new_project(path: Path, own_workflows: str | None = None) -> Path:

@@ -3,15 +3,10 @@ forge, clones of it, and node processes killed with their children at the end.""
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "node"))
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "catalog"))
 from node_helpers import Node, clone, started_nodes  # noqa: E402
 from spine_helpers import forge_with_close_month  # noqa: E402
 

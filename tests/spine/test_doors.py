@@ -5,14 +5,11 @@ answer says why when it refuses."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
+from engine_helpers import HandClock, Org, Scripted, catalog_of, make_project, work  # noqa: E402
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "engine"))
-from engine_helpers import HandClock, Org, Scripted, catalog_of, make_project, work  # noqa: E402
 
 from hale_runtime.engine.cancel import ANSWERED, REQUESTED, Canceller  # noqa: E402
 from hale_runtime.head.settle import Settler  # noqa: E402

@@ -3,12 +3,9 @@ scenario.py), built once a session, and the toolchain's Scheduler."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 import scenario  # noqa: E402
 
 from hale_runtime.record import Record  # noqa: E402

@@ -14,6 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pygit2
+from support.clock import HandClock  # noqa: F401 (the scenarios take it from here)
 
 from hale_runtime.catalog import WorkflowCatalog
 from hale_runtime.catalog.callsite import override
@@ -48,19 +49,6 @@ def definitions(c) -> None:
     assert c.leaf("cancel", 1, 0, "p", work("wait for it", "judgment"), 1) == ""
     assert c.define("slow", 1, "record", "scheduled, slow") == ""
     assert c.leaf("slow", 1, 0, "s", work("take long", "judgment"), 1) == ""
-
-
-class HandClock:
-    """Time that moves only when the scenario moves it (ms)."""
-
-    def __init__(self, now: int):
-        self.now = now
-
-    def __call__(self) -> int:
-        return self.now
-
-    def advance(self, ms: int) -> None:
-        self.now += ms
 
 
 def work(objective: str, requires: str) -> dict[str, str]:
