@@ -97,12 +97,21 @@ class Executions:
     def __init__(self, gitdir: str | Path):
         self.path = Path(gitdir) / "hale" / NAME
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
-        self.db.execute("PRAGMA journal_mode=WAL")
-        self.db.execute("PRAGMA synchronous=OFF")  # derived: a loss costs a refill
-        self.db.executescript(SCHEMA)
+        try:
+            self.db = self._connect()
+        except sqlite3.DatabaseError:  # not a table of ours: derived, so made again
+            for stale in self.path.parent.glob(NAME + "*"):
+                stale.unlink()
+            self.db = self._connect()
         if self._meta("version") != VERSION:
             self._empty()
+
+    def _connect(self) -> sqlite3.Connection:
+        db = sqlite3.connect(self.path, timeout=30, check_same_thread=False, isolation_level=None)
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=OFF")  # derived: a loss costs a refill
+        db.executescript(SCHEMA)
+        return db
 
     def _meta(self, name: str) -> str | None:
         got = self.db.execute("SELECT value FROM meta WHERE name = ?", (name,)).fetchone()

@@ -152,3 +152,16 @@ def test_a_refused_act_says_its_verbs_own_words(served: Served, act: str) -> Non
     said = acts.run(served.root, act, form)
     assert said.refused and said.text == words
     assert served.org.record.cursor() == before
+
+
+def test_a_table_that_is_not_ours_or_ahead_of_the_record_is_made_again(served: Served) -> None:
+    gitdir = Path(served.org.record.repo.path)
+    scratch = gitdir.parent / "scratch-git"
+    (scratch / "hale").mkdir(parents=True)
+    (scratch / "hale" / "face.sqlite3").write_bytes(b"not a database at all" * 100)
+    assert Executions(scratch).cursor == 0
+    table = Executions(gitdir)
+    end = table.catch_up(served.org.record)
+    assert end > 0 and table.one("t1").definition == "close-month@1"
+    table.db.execute("UPDATE meta SET value = '999999999' WHERE name = 'cursor'")
+    assert table.catch_up(served.org.record) == end and table.one("t2").state == "open"
