@@ -5,7 +5,8 @@ executions of close-month last week, newest first, 50 at a time". So the
 face keeps a table of its own, `<git dir>/hale/face.sqlite3`: one row per
 root execution (its number, definition@revision, state, ask, who asked,
 objective, schedule, started and settled times), with an index for each
-filter. It is fed by reading, from the cursor it last reached, only the
+filter, and the objectives in a trigram full-text index (FTS5), so a
+search for words inside them reads the index, not every row. It is fed by reading, from the cursor it last reached, only the
 rows of the kinds that change it (admissions, settlements, cancellations,
 the asks that name an objective), through the record index's kind index;
 so catching up costs the rows landed since, and a page is one indexed
@@ -24,7 +25,7 @@ from typing import Any
 
 from hale_runtime.record import kinds
 
-VERSION = "hale-face-executions 1"
+VERSION = "hale-face-executions 2"
 NAME = "face.sqlite3"
 STATES = ("open", "succeeded", "failed", "cancelled")
 WINDOWS = {"hour": 3_600_000, "day": 86_400_000, "week": 7 * 86_400_000}
@@ -45,6 +46,9 @@ CREATE INDEX IF NOT EXISTS by_n ON executions (n);
 CREATE INDEX IF NOT EXISTS by_state ON executions (state, n);
 CREATE INDEX IF NOT EXISTS by_definition ON executions (definition, n);
 CREATE INDEX IF NOT EXISTS by_schedule ON executions (schedule, n);
+CREATE INDEX IF NOT EXISTS by_ask ON executions (ask);
+CREATE INDEX IF NOT EXISTS by_started ON executions (started, n);
+CREATE VIRTUAL TABLE IF NOT EXISTS objectives USING fts5(objective, content='', tokenize='trigram');
 CREATE TABLE IF NOT EXISTS asks (ask TEXT PRIMARY KEY, who TEXT NOT NULL, objective TEXT NOT NULL);
 """
 COLUMNS = "root, n, definition, state, ask, who, objective, schedule, started, settled, reason"
@@ -122,6 +126,7 @@ class Executions:
             self.db.execute("BEGIN")
             for table in ("executions", "asks", "meta"):
                 self.db.execute(f"DELETE FROM {table}")
+            self.db.execute("INSERT INTO objectives (objectives) VALUES ('delete-all')")
             self.db.execute("INSERT INTO meta VALUES ('version', ?), ('cursor', '0')", (VERSION,))
 
     @property
@@ -166,9 +171,51 @@ class Executions:
 
     def page(self, f: Filter, now_ms: int, size: int = PAGE) -> list[Execution]:
         """The executions `f` selects, newest first, `size` at most."""
-        where, args = _where(f, now_ms)
+        where, args = self._where(f, now_ms)
+        if where is None:
+            return []
         sql = f"SELECT {COLUMNS} FROM executions {where} ORDER BY n DESC LIMIT ?"
         return [Execution(*t) for t in self.db.execute(sql, (*args, size))]
+
+    def _where(self, f: Filter, now_ms: int) -> tuple[str | None, list[Any]]:
+        """The WHERE clause and its arguments for `f` (None: nothing can match). Each
+        term has its index: an id or ask is looked up exactly; words of the objective
+        go through the trigram index (under 3 characters, a LIKE); a window becomes a
+        bound on the execution's number, since roots are numbered in the order admitted."""
+        terms: list[str] = []
+        args: list[Any] = []
+        for column, value in (("state", f.state), ("definition", f.definition),
+                              ("schedule", f.schedule)):  # fmt: skip
+            if value:
+                terms.append(f"{column} = ?")
+                args.append(value)
+        if f.window:
+            since = now_ms - WINDOWS[f.window]
+            first = self.db.execute(
+                "SELECT min(n) FROM executions INDEXED BY by_started WHERE started >= ?", (since,)
+            ).fetchone()[0]
+            if first is None:
+                return None, []
+            terms.append("n >= ? AND started >= ?")
+            args += [first, since]
+        if f.search:
+            exact = self.db.execute(
+                "SELECT 1 FROM executions WHERE root = ? OR ask = ? LIMIT 1", (f.search, f.search)
+            ).fetchone()
+            if exact:
+                terms.append("(root = ? OR ask = ?)")
+                args += [f.search, f.search]
+            elif len(f.search) >= 3:
+                terms.append("rowid IN (SELECT rowid FROM objectives WHERE objectives MATCH ?)")
+                args.append('"' + f.search.replace('"', '""') + '"')
+            else:
+                terms.append("objective LIKE ? ESCAPE '\\'")
+                pattern = f.search.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+                args.append(f"%{pattern}%")
+        if f.before is not None:
+            terms.append("n < ?")
+            args.append(f.before)
+        return ("WHERE " + " AND ".join(terms)) if terms else "", args
 
     def one(self, root: str) -> Execution | None:
         got = self.db.execute(f"SELECT {COLUMNS} FROM executions WHERE root = ?", (root,))
@@ -195,27 +242,6 @@ class Executions:
         self.db.close()
 
 
-def _where(f: Filter, now_ms: int) -> tuple[str, list[Any]]:
-    terms: list[str] = []
-    args: list[Any] = []
-    for column, value in (("state", f.state), ("definition", f.definition),
-                          ("schedule", f.schedule)):  # fmt: skip
-        if value:
-            terms.append(f"{column} = ?")
-            args.append(value)
-    if f.window:
-        terms.append("started >= ?")
-        args.append(now_ms - WINDOWS[f.window])
-    if f.search:
-        terms.append("(root = ? OR ask = ? OR objective LIKE ? ESCAPE '\\')")
-        pattern = f.search.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-        args += [f.search, f.search, f"%{pattern}%"]
-    if f.before is not None:
-        terms.append("n < ?")
-        args.append(f.before)
-    return ("WHERE " + " AND ".join(terms)) if terms else "", args
-
-
 def _number(root: str, seq: int) -> int:
     digits = root[1:]
     return int(digits) if root.startswith("t") and digits.isdigit() else 10**12 + seq
@@ -234,11 +260,15 @@ def _admitted(db: sqlite3.Connection, r: Any) -> None:
     if ask.startswith("sched:") and "@" in ask:
         schedule = ask.removeprefix("sched:").rsplit("@", 1)[0]
         who = who or f"schedule {schedule}"
-    db.execute(
+    added = db.execute(
         f"INSERT OR IGNORE INTO executions ({COLUMNS}) VALUES (?,?,?,'open',?,?,?,?,?,NULL,'')",
         (r.key, _number(r.key, r.seq), str(body.get("definition", "")), ask, who, objective,
          schedule, r.at),
     )  # fmt: skip
+    if added.rowcount == 1 and objective:
+        db.execute(
+            "INSERT INTO objectives (rowid, objective) VALUES (?, ?)", (added.lastrowid, objective)
+        )
 
 
 def _settled(db: sqlite3.Connection, r: Any) -> None:
