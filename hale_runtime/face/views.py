@@ -164,11 +164,9 @@ def schedules(record: Any, now_ms: int, ahead: int = 5) -> list[ScheduleView]:
         parsed = parse_ask(str(r.body.get("ask", "")))
         if parsed and parsed[0] in marks:
             marks[parsed[0]].append((parsed[1], "occurred"))
-    for kind, word in ((kinds.SCHEDULE_SKIPPED, "skipped"), (kinds.SCHEDULE_MISSED, "missed")):
-        for r in record.rows(kind=kind):
-            for id in marks:
-                if r.key.endswith(id) and isinstance(r.body.get("occurrence"), int):
-                    marks[id].append((r.body["occurrence"], word))
+    for r in record.rows(kind=(kinds.SCHEDULE_SKIPPED, kinds.SCHEDULE_MISSED)):
+        if r.key in marks:
+            marks[r.key] += [(at, r.kind.removeprefix("schedule.")) for at in _occurrences(r.body)]
     out = []
     for id, s in fold.schedules.items():
         t = s.terms
@@ -178,6 +176,17 @@ def schedules(record: Any, now_ms: int, ahead: int = 5) -> list[ScheduleView]:
         out.append(ScheduleView(id, s.paused, when(t), t.definition, t.convener, s.occurred,
                                 s.skipped, s.missed, s.last_task or "none", shown))  # fmt: skip
     return out
+
+
+def _occurrences(body: dict[str, Any]) -> list[int]:
+    """The occurrences a `schedule.skipped` (one) or `schedule.missed` (a run) names."""
+    if isinstance(body.get("occurrence"), int):
+        return [body["occurrence"]]
+    first, last, count = body.get("first"), body.get("last"), int(body.get("count") or 0)
+    if not isinstance(first, int) or not isinstance(last, int) or count < 1:
+        return []
+    step = (last - first) // max(count - 1, 1)
+    return [first + i * step for i in range(min(count, 30))]
 
 
 def next_occurrences(terms: Any, now_ms: int, count: int) -> list[int]:

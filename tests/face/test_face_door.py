@@ -131,10 +131,6 @@ def test_hale_dna_face_prints_its_address_and_stops_on_ctrl_c(served: Served) ->
 
 
 REFUSED = {
-    "effect-resolve": (
-        {"attempt": "t1/wf1/s0/reconcile/a0", "outcome": "failed"},
-        "hale: attempt t1/wf1/s0/reconcile/a0 already has its outcome: succeeded",
-    ),
     "schedule-pause": (
         {"schedule": "--nope"},
         "hale: no schedule --nope is declared in the record (`hale dna schedule` lists them)",
@@ -165,3 +161,32 @@ def test_a_table_that_is_not_ours_or_ahead_of_the_record_is_made_again(served: S
     assert end > 0 and table.one("t1").definition == "close-month@1"
     table.db.execute("UPDATE meta SET value = '999999999' WHERE name = 'cursor'")
     assert table.catch_up(served.org.record) == end and table.one("t2").state == "open"
+
+
+def test_schedules_and_the_organism_read_and_a_schedule_pauses_by_its_verb(
+    tmp_path: Path,
+) -> None:
+    """The debugger's record with a schedule `hourly` (occurred, skipped, missed)."""
+    import scenario
+
+    from hale_runtime.face import acts
+    from hale_runtime.face.server import FaceServer
+
+    root = scenario.build(tmp_path / "project")
+    face = FaceServer(root)
+    try:
+        status, html = face.page("/schedules", {})
+        assert status == 200 and 'hourly <span class="live">[live]</span>' in html
+        assert "occurred 1, skipped 2, missed 2" in html
+        for mark in ("mark-occurred", "mark-skipped", "mark-missed", "mark-next"):
+            assert f'class="{mark}"><title>' in html
+        said = acts.run(root, "schedule-pause", {"schedule": "hourly"})
+        assert not said.refused and "hourly" in said.text and "pause" in said.text
+        assert "[paused]" in face.page("/schedules", {})[1]
+        status, html = face.page("/organism", {})
+        assert status == 200 and "body: " in html and "spent today" in html
+        status, html = face.page("/x/t2", {})
+        assert "Why it failed" in html and "t2/wf1/s0/f/a1: agent said failed" in html
+        assert face.page("/x/t99", {})[0] == 404
+    finally:
+        face.executions.close()
