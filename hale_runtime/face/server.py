@@ -2,9 +2,11 @@
 
 A ThreadingHTTPServer answers each request on its own thread; every read of
 the record and of the executions table happens under one lock, over one
-Record this process opened. A watcher thread asks the record for its end
-every tick (`TICK_S`); when rows landed it feeds the executions table and
-wakes every open event stream, which sends `event: rows` with the new end.
+Record this process opened. While an event stream is open, a watcher thread
+asks the record for its end every tick (`TICK_S`); when rows landed it
+feeds the executions table and wakes every open stream, which sends
+`event: rows` with the new end (with none open it sleeps; each page read
+catches up first).
 The page's script then fetches the page again and swaps its live part, so a
 row shows within a tick of landing, with no reload.
 
@@ -73,6 +75,7 @@ class FaceServer:
         self.lock = threading.Lock()
         self.changed = threading.Condition()
         self.seq = 0
+        self.listeners = 0  # event streams open
         self.stopping = False
         self.templates = Environment(
             loader=PackageLoader("hale_runtime.face", "templates"),
@@ -106,24 +109,34 @@ class FaceServer:
         self.http.server_close()
 
     def _watch(self) -> None:
-        """Every tick: has the record moved? If so, feed the listing and wake the streams."""
+        """Every tick while a page listens: has the record moved? If so, feed the
+        listing and wake the streams. With no page open it sleeps (a node's face
+        costs nothing idle); a page read catches the listing up itself."""
         while not self.stopping:
+            with self.changed:
+                while self.listeners == 0 and not self.stopping:
+                    self.changed.wait()
             time.sleep(TICK_S)
             try:
-                with self.lock:
-                    end = self.executions.catch_up(self.record)
+                self._catch_up()
             except Exception:  # a record mid-sync: the next tick reads it again
                 continue
-            if end != self.seq:
-                with self.changed:
-                    self.seq = end
-                    self.changed.notify_all()
+
+    def _catch_up(self) -> None:
+        """Feed the listing the rows landed; wake the streams when there were any."""
+        with self.lock:
+            end = self.executions.catch_up(self.record)
+        if end != self.seq:
+            with self.changed:
+                self.seq = end
+                self.changed.notify_all()
 
     # ---- pages ----------------------------------------------------------------------
 
     def page(self, path: str, query: dict[str, str]) -> tuple[int, str]:
         """(status, HTML) of a page."""
         now = int(time.time() * 1000)
+        self._catch_up()  # the page says the row it was read at (`seq`)
         if path == "/":
             f = Filter.of(query)
             with self.lock:
@@ -272,6 +285,16 @@ def _handler(face: FaceServer) -> type[BaseHTTPRequestHandler]:
             self.send_header("Content-Type", "text/event-stream")
             self.send_header("Cache-Control", "no-store")
             self.end_headers()
+            with face.changed:
+                face.listeners += 1
+                face.changed.notify_all()
+            try:
+                self._stream()
+            finally:
+                with face.changed:
+                    face.listeners -= 1
+
+        def _stream(self) -> None:
             try:
                 self.wfile.write(f"retry: 1000\nevent: rows\ndata: {face.seq}\n\n".encode())
                 self.wfile.flush()
