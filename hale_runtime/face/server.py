@@ -93,9 +93,11 @@ class FaceServer:
         return f"{self.address}/?token={self.token}"
 
     def start(self) -> str:
-        with self.lock:
-            self.seq = self.executions.catch_up(self.record)
-        for name, target in (("face-watch", self._watch), ("face-http", self.http.serve_forever)):
+        """Serve; the listing fills in the background (a first start over a long
+        record reads its admissions once), and a page waits for it."""
+        threads = (("face-fill", self._catch_up), ("face-watch", self._watch),
+                   ("face-http", self.http.serve_forever))  # fmt: skip
+        for name, target in threads:
             thread = threading.Thread(target=target, name=name, daemon=True)
             thread.start()
             self.threads.append(thread)
