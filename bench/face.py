@@ -68,7 +68,7 @@ def event_latency(face, root: Path, rows: int = 20) -> list[float]:
 
     writer = Record.open(root, who="bench@face:0000beef", sign=False)
     conn = http.client.HTTPConnection(face.address.removeprefix("http://"), timeout=60)
-    conn.request("GET", "/events", headers={"Cookie": f"hale_face={face.token}"})
+    conn.request("GET", "/events", headers={"Cookie": f"{face.cookie}={face.token}"})
     stream = conn.getresponse()
 
     def next_event() -> str:
@@ -113,7 +113,7 @@ def main() -> None:
     print(f"executions table filled from the index over {face.seq:,} rows in "
           f"{time.perf_counter() - started:.1f} s (once, at a first start)")  # fmt: skip
     face.start()
-    cookie = f"hale_face={face.token}"
+    cookie = f"{face.cookie}={face.token}"
     conn = http.client.HTTPConnection(face.address.removeprefix("http://"), timeout=60)
     n = args.executions
     listing = [

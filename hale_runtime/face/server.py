@@ -43,7 +43,7 @@ from hale_runtime.face.executions import STATES, WINDOWS, Executions, Filter
 
 TICK_S = 0.25
 KEEPALIVE_S = 15.0
-COOKIE = "hale_face"
+COOKIE = "hale_face_{port}"  # cookies are not kept per port: each face names its own
 MAX_FORM = 64 * 1024
 CSP = (
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
@@ -85,6 +85,7 @@ class FaceServer:
         self.http = ThreadingHTTPServer((host, port), _handler(self))
         self.http.daemon_threads = True
         self.address = f"http://{host}:{self.http.server_address[1]}"
+        self.cookie = COOKIE.format(port=self.http.server_address[1])
         self.threads: list[threading.Thread] = []
 
     @property
@@ -215,7 +216,7 @@ def _handler(face: FaceServer) -> type[BaseHTTPRequestHandler]:
             if given is not None and _same(given, face.token):
                 # the token once in the URL: kept as a cookie, and taken out of the address
                 rest = f"{parts.path}?{urlencode(query)}" if query else parts.path
-                cookie = f"{COOKIE}={face.token}; HttpOnly; SameSite=Strict; Path=/"
+                cookie = f"{face.cookie}={face.token}; HttpOnly; SameSite=Strict; Path=/"
                 self._send(303, b"", "text/plain", {"Location": rest, "Set-Cookie": cookie})
                 return
             if not self._admitted():
@@ -262,7 +263,7 @@ def _handler(face: FaceServer) -> type[BaseHTTPRequestHandler]:
                 cookie.load(self.headers.get("Cookie") or "")
             except Exception:  # a cookie header that does not parse admits nobody
                 cookie = SimpleCookie()
-            kept = cookie.get(COOKIE)
+            kept = cookie.get(face.cookie)
             if kept is not None and _same(kept.value, face.token):
                 return True
             length = int(self.headers.get("Content-Length") or 0)

@@ -46,15 +46,15 @@ def test_no_token_no_page_and_the_token_becomes_a_strict_cookie(served: Served) 
         assert "t1/wf1" not in body
     wrong = _get(f"{face.address}/?token=not-{face.token}")
     assert wrong[0] == 401
-    assert _get(face.address + "/", cookie=f"hale_face=x{face.token}")[0] == 401
+    assert _get(face.address + "/", cookie=f"{face.cookie}=x{face.token}")[0] == 401
 
     status, headers, _ = _get(f"{face.address}/waiting?token={face.token}")
     assert status == 303 and headers["Location"] == "/waiting"
     cookie = headers["Set-Cookie"]
-    assert cookie.startswith(f"hale_face={face.token};")
+    assert cookie.startswith(f"{face.cookie}={face.token};")
     assert "HttpOnly" in cookie and "SameSite=Strict" in cookie
 
-    status, headers, body = _get(face.address + "/waiting", cookie=f"hale_face={face.token}")
+    status, headers, body = _get(face.address + "/waiting", cookie=f"{face.cookie}={face.token}")
     assert status == 200 and "t1/wf1/s1/post/a0" in body
     csp = headers["Content-Security-Policy"]
     assert "default-src 'self'" in csp and "unsafe-inline" not in csp
@@ -66,7 +66,8 @@ def test_no_token_no_page_and_the_token_becomes_a_strict_cookie(served: Served) 
 def test_an_act_without_its_csrf_field_or_from_another_origin_writes_nothing(
     served: Served,
 ) -> None:
-    face, cookie = served.face, f"hale_face={served.face.token}"
+    face = served.face
+    cookie = f"{face.cookie}={face.token}"
     before = served.org.record.cursor()
     form = b"objective=forged&csrf=" + b"0" * 64
     assert _get(face.address + "/act/task-create", cookie, form)[0] == 403
@@ -124,7 +125,9 @@ def test_hale_dna_face_prints_its_address_and_stops_on_ctrl_c(served: Served) ->
         assert found, line + proc.stderr.read() if proc.poll() is not None else line
         status, headers, _ = _get(f"{found[1]}/?token={found[2]}")
         assert status == 303 and "HttpOnly" in headers["Set-Cookie"]
-        assert _get(found[1] + "/", f"hale_face={found[2]}")[0] == 200
+        port = found[1].rsplit(":", 1)[1]
+        assert _get(found[1] + "/", f"hale_face_{port}={found[2]}")[0] == 200
+        assert _get(found[1] + "/", f"hale_face={found[2]}")[0] == 401  # another face's name
     finally:
         proc.send_signal(signal.SIGINT)
         assert proc.wait(60) == 0

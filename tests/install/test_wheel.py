@@ -111,7 +111,8 @@ def test_the_installed_hale_serves_the_face(installed: tuple[Path, Path], tmp_pa
         assert found, line + (face.stderr.read() if face.poll() is not None else "")
         for path, word in (("/", "Create task"), ("/static/face.js", "EventSource")):
             asked = urllib.request.Request(
-                found[1] + path, headers={"Cookie": f"hale_face={found[2]}"}
+                found[1] + path,
+                headers={"Cookie": f"hale_face_{found[1].rsplit(':', 1)[1]}={found[2]}"},
             )
             with urllib.request.urlopen(asked, timeout=60) as answer:
                 assert word in answer.read().decode()
