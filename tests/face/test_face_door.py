@@ -193,3 +193,21 @@ def test_schedules_and_the_organism_read_and_a_schedule_pauses_by_its_verb(
         assert face.page("/x/t99", {})[0] == 404
     finally:
         face.executions.close()
+
+
+def test_a_step_shows_the_genome_line_that_declared_its_members(
+    served: Served, tmp_path: Path
+) -> None:
+    """The catalog's call sites (as its document records them) mapped to a step."""
+    from hale_runtime.engine.show import read_root
+    from hale_runtime.face.views import Genome
+
+    (tmp_path / "dna" / "org").mkdir(parents=True)
+    lines = ["fn own(c) {", '    c.define("close-month", 1, "record record", "close");',
+             '    c.leaf("close-month", 1, 1, "post", work("post it", "human"), 1);', "}"]  # fmt: skip
+    (tmp_path / "dna" / "org" / "own_workflows.hl").write_text("\n".join(lines) + "\n")
+    genome = Genome(tmp_path)
+    genome.sites = {("close-month", 1, 1, "post"): "dna/org/own_workflows.hl:3:5"}
+    found = genome.lines_for(read_root(served.org.record, "t1"), "t1")
+    assert found == {"t1/wf1/s1": f"dna/org/own_workflows.hl:3: {lines[2].strip()}"}
+    assert Genome(tmp_path).lines_for(read_root(served.org.record, "t1"), "t1") == {}
