@@ -28,6 +28,7 @@ DNA_COMMANDS: dict[str, str] = {
     "memory": "hale_runtime.cli.memory:memory",
     "run": "hale_runtime.cli.node:run",
     "dev": "hale_runtime.cli.node:dev",
+    "face": "hale_runtime.cli.face:face",
     "status": "hale_runtime.cli.node:status",
     "body": "hale_runtime.cli.node:body",
     "show": "hale_runtime.cli.show:show",

@@ -89,6 +89,10 @@ def dev() -> None:
     except MemoryFailed as error:
         fail(f"memory could not be brought up: {error}")
     click.echo(f"dev: memory and nerves at {redact(memory_dsn(root))} ({how})")
+    if os.environ.get("HALE_DNA_FACE", "1") != "0":  # the face beside the node
+        from hale_runtime.cli.face import serve_face
+
+        click.echo(f"face: {serve_face(root).url}")
     raise SystemExit(_host(root, application))
 
 

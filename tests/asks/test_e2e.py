@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -59,6 +60,8 @@ def running(tmp_path: Path) -> Iterator[Path]:
 
 
 def test_ask_work_and_settle_through_a_running_node(running: Path) -> None:
+    said = (running.parent / "node.log").read_text()
+    assert re.search(r"^face: http://127\.0\.0\.1:\d+/\?token=\S+$", said, re.M), said
     planned = hale(running, "dna", "task", "create", "add a health check endpoint")
     assert planned.returncode == 0, planned.stderr
     assert planned.stdout.startswith("task t1 born: ask-edit@1 for ask i-")

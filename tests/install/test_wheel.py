@@ -39,6 +39,9 @@ RUNTIME_FILES = (
     "hale_runtime/vendor/dna/templates/dna/org/main.hl",
     "hale_runtime/vendor/dna/templates/dna/compose.yaml",
     "stdlib/prelude.py",
+    "hale_runtime/face/templates/execution.html",
+    "hale_runtime/face/static/face.js",
+    "hale_runtime/face/static/face.css",
 )
 
 
@@ -89,6 +92,33 @@ def test_the_installed_hale_makes_checks_and_runs_a_project(
     pygmentize = str(installed[1].with_name("pygmentize"))
     raw = _run([pygmentize, "-l", "hale", "-f", "raw", "sum.hl"], tmp_path).stdout
     assert "Token.Keyword.Declaration\t'fn'" in raw
+
+
+def test_the_installed_hale_serves_the_face(installed: tuple[Path, Path], tmp_path: Path) -> None:
+    """`hale dna face` from the wheel: its address, then a page and its script with the cookie."""
+    import re
+    import signal
+    import urllib.request
+
+    hale = str(installed[1])
+    _run([hale, "dna", "new", "proj"], tmp_path)
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    face = subprocess.Popen([hale, "dna", "face"], cwd=tmp_path / "proj", env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+    try:
+        line = face.stdout.readline()
+        found = re.fullmatch(r"face: (http://127\.0\.0\.1:\d+)/\?token=(\S+)\n", line)
+        assert found, line + (face.stderr.read() if face.poll() is not None else "")
+        for path, word in (("/", "Create task"), ("/static/face.js", "EventSource")):
+            asked = urllib.request.Request(
+                found[1] + path,
+                headers={"Cookie": f"hale_face_{found[1].rsplit(':', 1)[1]}={found[2]}"},
+            )
+            with urllib.request.urlopen(asked, timeout=60) as answer:
+                assert word in answer.read().decode()
+    finally:
+        face.send_signal(signal.SIGINT)
+        assert face.wait(60) == 0
 
 
 def _lsp_session(hale: str, cwd: Path) -> str:
