@@ -32,10 +32,12 @@ from hale_runtime.performers import (
     Answer,
     Context,
     ModelCall,
+    Pending,
     Reconciled,
     Work,
 )
 from hale_runtime.performers.shipped import OrganismPerformer
+from hale_runtime.readings import escalate
 from hale_runtime.record import Record, kinds
 
 WALK = "/walk/"
@@ -108,13 +110,18 @@ class OptimizeOrganism:
     def offers(self, capability: str) -> bool:
         return capability == "organism"
 
-    def deliver(self, work: Work, ctx: Context) -> Answer:
+    def deliver(self, work: Work, ctx: Context) -> Answer | Pending:
         if WALK not in work.attempt:
+            concern = escalate.concern_of(self.record, work)
+            if concern is not None:  # concern-escalate's `raise`: readings/escalate.py
+                return escalate.escalate(self.record, concern, work)
             return self.inner.deliver(work, ctx)
         return walk(self.record, work, ctx)
 
     def reconcile(self, work: Work, ctx: Context) -> Reconciled:
         if WALK not in work.attempt:
+            if escalate.concern_of(self.record, work) is not None:
+                return escalate.reconciled(work)
             return self.inner.reconcile(work, ctx)
         done = [body for kind, body in work.facts if kind in FACTS]
         if not done:
