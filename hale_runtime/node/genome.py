@@ -117,6 +117,15 @@ def local_tip(root: Path) -> str:
     return str(repo.head.target)
 
 
+def local_moved(root: Path, seen: str) -> str:
+    """Why the local default branch is a pull ("" while its tip is still `seen`)."""
+    tip = local_tip(root)
+    if tip == seen:
+        return ""
+    where = local_branch(root)
+    return f"the genome moved on the local branch {where}: {(seen or 'nothing')[:7]} -> {tip[:7]}"
+
+
 def local_branch(root: Path) -> str:
     """The local default branch's name, as a node says it ("HEAD" when detached)."""
     repo = pygit2.Repository(str(root))

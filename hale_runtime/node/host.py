@@ -395,14 +395,10 @@ class Host:
         if self.settings.poll_s <= 0 or time.monotonic() < self.next_poll:
             return
         self.next_poll = time.monotonic() + self.settings.poll_s
-        if self.forge is None:
-            tip = genome.local_tip(self.root)
-            if tip != self.forge_seen:
-                seen, where = (self.forge_seen or "nothing")[:7], genome.local_branch(self.root)
-                raise NodeStop(
-                    EXIT_GENOME_MOVED,
-                    f"the genome moved on the local branch {where}: {seen} -> {tip[:7]}",
-                )
+        if self.forge is None:  # the local default branch stands for one (genome.py)
+            moved = genome.local_moved(self.root, self.forge_seen or "")
+            if moved:
+                raise NodeStop(EXIT_GENOME_MOVED, moved)
             return
         try:
             tip = genome.fetch_tip(self.root, self.forge, self.settings.git_timeout_s)
