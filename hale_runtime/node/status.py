@@ -8,8 +8,9 @@ graph node, which the host rewrites every tick) and the memory and nerves it
 named. A build failure is shown with the start it happened in (the host
 writes it just before that start's `node.started`), so a later start that
 built drops it. Last, how many rows the organization quarantined
-(quarantine.py's fold), and the budget window running now when it is spent
-(board.py: the Board is told, and the line goes when the next window starts). Then this clone's git store: its size on disk (`git count-objects`)
+(quarantine.py's fold), and the budget window running now when it is
+spent (board.py: the Board is told; the line goes when the next window
+starts). Then this clone's git store: its size on disk (`git count-objects`)
 and when the node's maintenance last packed it (maintenance.py). The lease is read at the remote when one answers within the git
 timeout, else as this clone last saw it. Nothing here needs a node running,
 and nothing writes: the embedded memory file is read only when it exists.

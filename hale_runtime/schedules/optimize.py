@@ -12,7 +12,7 @@ a pass whose `org.reviewed` or `optimize.refused` is in the record acted.
 
 A proposal asks for a change: beside `org.reviewed` the pass writes an
 `intent.requested` in the Leader's name (`by: position:leader`), keyed by
-the pass's attempt, in the same commit. It is relayed and admitted like
+the pass's attempt, written with it. It is relayed and admitted like
 any ask (the Board's gate, the owner, the budget, the plan claim), and it
 is bound to what the pass found: its `found` names the non-zero signals
 only, its target is the genome (`dna`, which the Leader's word cannot
