@@ -18,6 +18,7 @@ from hale_runtime.node.board import SUBJECT, exhausted_now, teller  # noqa: E402
 
 def test_a_spent_window_is_told_to_the_board_until_the_next_one(tmp_path: Path):
     now = int(time.time() * 1000)
+    now -= now % DAY  # the passes all fall in today's window, the one the verbs read
     org = Org(new_project(tmp_path / "p"), HandClock(now), budget=BudgetPolicy("day", 1))
     nerves = open_nerves(org.root / ".git" / "hale" / "memory.sqlite3")  # migrated: Org
     heard = nerves.subscribe("board.")
