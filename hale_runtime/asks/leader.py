@@ -36,6 +36,7 @@ class Ask:
     to: str = ""  # "position:<name>" or ""
     by: str = ""
     owner: str = ""
+    found: tuple[str, ...] = ()  # the optimize pass's signals, for an ask it wrote
 
     @classmethod
     def from_body(cls, intent: str, body: dict[str, Any], who: str = "") -> Ask:
@@ -48,6 +49,7 @@ class Ask:
             to if not to or to.startswith("position:") else f"position:{to}",
             str(body.get("by") or who),
             str(body.get("owner") or ""),
+            tuple(sorted(body["found"])) if isinstance(body.get("found"), dict) else (),
         )
 
     @property
@@ -136,6 +138,10 @@ def decide(ask: Ask, word: Word | None) -> Decision:
     body: dict[str, Any] = {"planned": word is not None}
     word = word or Word()
     kind = word.kind if word.kind in KINDS else DEFAULT_KIND
+    if ask.found and kind != "organism":  # the optimize pass's ask changes the machinery only
+        if word.kind:
+            body["bound"] = "organism"
+        kind = "organism"
     body.update(kind=kind, **{"class": word.change or DEFAULT_CLASS}, target=ask.target)
     if word.target and within(word.target, ask.target):
         body["target"] = word.target

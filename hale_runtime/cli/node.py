@@ -78,8 +78,9 @@ def dev() -> None:
         fail(str(refused))
     how = "from the environment"
     if not os.environ.get(ENV_MEMORY):
-        how = "embedded: no container engine answered"
-        if _compose_up(root):
+        why = _compose_up(root)
+        how = f"embedded: no container engine answered ({why})"
+        if not why:
             os.environ[ENV_MEMORY], how = COMPOSE_DSN, "from dna/compose.yaml"
     os.environ.setdefault(ENV_NERVES, memory_dsn(root))
     try:
@@ -96,18 +97,25 @@ def dev() -> None:
     raise SystemExit(_host(root, application))
 
 
-def _compose_up(root: Path) -> bool:
-    """Bring up dna/compose.yaml when a container engine answers; whether it did."""
+def _compose_up(root: Path) -> str:
+    """Bring up dna/compose.yaml when a container engine answers: "" when it did,
+    else why not, in a few words for the one line `dev` prints."""
     compose = root / "dna" / "compose.yaml"
-    if not compose.is_file() or shutil.which("docker") is None:
-        return False
+    if not compose.is_file():
+        return "the project has no dna/compose.yaml"
+    if shutil.which("docker") is None:
+        return "no docker client on PATH"
     try:
         if subprocess.run(["docker", "info"], capture_output=True, timeout=5).returncode != 0:
-            return False
+            return "docker info: no daemon answered"
         up = ["docker", "compose", "-f", str(compose), "up", "-d", "--wait"]
-        return subprocess.run(up, capture_output=True, timeout=300).returncode == 0
-    except (OSError, subprocess.TimeoutExpired):
-        return False
+        done = subprocess.run(up, capture_output=True, text=True, timeout=300)
+    except (OSError, subprocess.TimeoutExpired) as error:
+        return f"docker: {type(error).__name__}"
+    if done.returncode != 0:
+        last = (done.stderr.strip().splitlines() or ["no output"])[-1]
+        return f"docker compose up failed: {last[:120]}"
+    return ""
 
 
 @click.command("status")

@@ -44,8 +44,11 @@ def review(target: str | None, decision: str | None, offline: bool) -> None:
     fetch_unless_offline(record, offline)
     if target is None:
         from hale_runtime.engine.cases import case_lines, open_cases
+        from hale_runtime.node.board import budget_line, exhausted_now
 
-        for line in reviews.review_lines(record) + case_lines(open_cases(record)):
+        spent = exhausted_now(record)  # the Board is told until the next window starts
+        told = [budget_line(spent)] if spent else []
+        for line in told + reviews.review_lines(record) + case_lines(open_cases(record)):
             click.echo(line)
         return
     if decision is None:

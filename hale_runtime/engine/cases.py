@@ -66,7 +66,8 @@ def _case(record: Any, state: Any, root: str, attempt: str, at: int) -> Case | N
     else:
         why = "a case on the Board's queue"
     definition = task.plan.name
-    return Case(attempt, root, definition, a.unit.leaf.objective, at, _whom(record, task), why)
+    objective = str((a.case or {}).get("objective") or a.unit.leaf.objective)  # the case's own
+    return Case(attempt, root, definition, objective, at, _whom(record, task), why)
 
 
 def _whom(record: Any, task: Any) -> str:

@@ -23,6 +23,7 @@ from hale_runtime.memory.dsn import (
 from hale_runtime.memory.store import SqlMemory
 from hale_runtime.memory.types import (
     DropEdge,
+    DropVia,
     Edge,
     EraseProtected,
     Fenced,
@@ -40,6 +41,7 @@ __all__ = [
     "ENV_MEMORY",
     "ENV_NERVES",
     "DropEdge",
+    "DropVia",
     "Edge",
     "EraseProtected",
     "KeepProtected",

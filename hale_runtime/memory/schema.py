@@ -76,10 +76,32 @@ _PG_V4 = [
         id TEXT NOT NULL UNIQUE, line TEXT NOT NULL, epoch BIGINT NOT NULL)"""
 ]
 
+# 5: one `convenes` edge a schedule (issue 32): edges are keyed by their ends and `via`,
+# the schedule that carries one ("" for the edges that are one per ends)
+_SQLITE_V5 = [
+    """CREATE TABLE edges_v5 (
+        src TEXT NOT NULL, kind TEXT NOT NULL, dst TEXT NOT NULL, via TEXT NOT NULL DEFAULT '',
+        props TEXT NOT NULL, PRIMARY KEY (src, kind, dst, via))""",
+    """INSERT INTO edges_v5 (src, kind, dst, via, props)
+        SELECT src, kind, dst, CASE WHEN kind = 'convenes'
+            THEN coalesce(json_extract(props, '$.schedule'), '') ELSE '' END, props FROM edges""",
+    "DROP TABLE edges",
+    "ALTER TABLE edges_v5 RENAME TO edges",
+    "CREATE INDEX edges_by_kind ON edges (kind)",
+    "CREATE INDEX edges_by_via ON edges (kind, via)",
+]
+_PG_V5 = [
+    "ALTER TABLE edges ADD COLUMN via TEXT NOT NULL DEFAULT ''",
+    "UPDATE edges SET via = coalesce(props->>'schedule', '') WHERE kind = 'convenes'",
+    "ALTER TABLE edges DROP CONSTRAINT edges_pkey",
+    "ALTER TABLE edges ADD PRIMARY KEY (src, kind, dst, via)",
+    "CREATE INDEX edges_by_via ON edges (kind, via)",
+]
+
 # dialect -> migrations; migration n (1-based) is MIGRATIONS[dialect][n - 1]
 MIGRATIONS: dict[str, list[list[str]]] = {
-    "sqlite": [_SQLITE_V1, _SQLITE_V2, _V3, _SQLITE_V4],
-    "postgresql": [_PG_V1, _PG_V2, _V3, _PG_V4],
+    "sqlite": [_SQLITE_V1, _SQLITE_V2, _V3, _SQLITE_V4, _SQLITE_V5],
+    "postgresql": [_PG_V1, _PG_V2, _V3, _PG_V4, _PG_V5],
 }
 CHECKPOINTS_SINCE = 2  # the schema version that holds checkpoints
 

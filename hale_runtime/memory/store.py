@@ -29,6 +29,7 @@ from typing import Any
 from hale_runtime.memory.schema import MIGRATIONS, VERSION_TABLE, latest
 from hale_runtime.memory.types import (
     DropEdge,
+    DropVia,
     Edge,
     EraseProtected,
     Fenced,
@@ -57,9 +58,10 @@ SET_HOLDER = """INSERT INTO positions (name, holder) VALUES (?, ?)
     ON CONFLICT (name) DO UPDATE SET holder = excluded.holder"""
 UPSERT_NODE = """INSERT INTO nodes (id, kind, props) VALUES (?, ?, ?)
     ON CONFLICT (id) DO UPDATE SET kind = excluded.kind, props = excluded.props"""
-UPSERT_EDGE = """INSERT INTO edges (src, kind, dst, props) VALUES (?, ?, ?, ?)
-    ON CONFLICT (src, kind, dst) DO UPDATE SET props = excluded.props"""
+UPSERT_EDGE = """INSERT INTO edges (src, kind, dst, via, props) VALUES (?, ?, ?, ?, ?)
+    ON CONFLICT (src, kind, dst, via) DO UPDATE SET props = excluded.props"""
 DROP_EDGE = "DELETE FROM edges WHERE src = ? AND kind = ? AND dst = ?"
+DROP_VIA = "DELETE FROM edges WHERE kind = ? AND via = ?"
 KEEP_PROTECTED = """INSERT INTO protected (digest, body) VALUES (?, ?)
     ON CONFLICT (digest) DO NOTHING"""
 ERASE_PROTECTED = "DELETE FROM protected WHERE digest = ?"
@@ -297,11 +299,11 @@ class SqlMemory(ABC):
         return [Node(i, k, self._json_out(p)) for i, k, p in rows]
 
     def edges(self, kind: str | None = None) -> list[Edge]:
-        sql, params = "SELECT src, kind, dst, props FROM edges", ()
+        sql, params = "SELECT src, kind, dst, props, via FROM edges", ()
         if kind is not None:
             sql, params = sql + self.q(" WHERE kind = ?"), (kind,)
-        rows = self._read(sql + " ORDER BY src, kind, dst", params)
-        return [Edge(s, k, d, self._json_out(p)) for s, k, d, p in rows]
+        rows = self._read(sql + " ORDER BY src, kind, dst, via", params)
+        return [Edge(s, k, d, self._json_out(p), v) for s, k, d, p, v in rows]
 
     def apply(self, ops: Iterable[GraphOp], fence: tuple[str, int] | None = None) -> None:
         """Apply graph ops in one transaction; under `fence` (key, token) only while live."""
@@ -321,10 +323,12 @@ class SqlMemory(ABC):
                 return SET_HOLDER, (_position(position), holder)
             case Node(id, kind, props):
                 return UPSERT_NODE, (id, kind, json.dumps(props, sort_keys=True))
-            case Edge(src, kind, dst, props):
-                return UPSERT_EDGE, (src, kind, dst, json.dumps(props, sort_keys=True))
+            case Edge(src, kind, dst, props, via):
+                return UPSERT_EDGE, (src, kind, dst, via, json.dumps(props, sort_keys=True))
             case DropEdge(src, kind, dst):
                 return DROP_EDGE, (src, kind, dst)
+            case DropVia(kind, via):
+                return DROP_VIA, (kind, via)
             case KeepProtected(digest, body):
                 return KEEP_PROTECTED, (digest, json.dumps(body, sort_keys=True))
             case EraseProtected(digest):

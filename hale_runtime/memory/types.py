@@ -57,21 +57,32 @@ class Node:
 
 @dataclass(frozen=True)
 class Edge:
-    """Graph op and value: `src -kind-> dst`, e.g. a `convenes` edge with a cadence."""
+    """Graph op and value: `src -kind-> dst`, e.g. a `convenes` edge with a cadence.
+    `via` tells apart edges with the same ends: a `convenes` edge is one a schedule,
+    its `via` the schedule's id ("" for an edge that is one per ends)."""
 
     src: str
     kind: str
     dst: str
     props: dict[str, Any] = field(default_factory=dict)
+    via: str = ""
 
 
 @dataclass(frozen=True)
 class DropEdge:
-    """Graph op: remove `src -kind-> dst` if it is there."""
+    """Graph op: remove `src -kind-> dst` if it is there (every `via` of it)."""
 
     src: str
     kind: str
     dst: str
+
+
+@dataclass(frozen=True)
+class DropVia:
+    """Graph op: remove the `kind` edges carried by `via` (a schedule's), whatever their ends."""
+
+    kind: str
+    via: str
 
 
 @dataclass(frozen=True)
@@ -89,4 +100,4 @@ class EraseProtected:
     digest: str
 
 
-GraphOp = SetHolder | Node | Edge | DropEdge | KeepProtected | EraseProtected
+GraphOp = SetHolder | Node | Edge | DropEdge | DropVia | KeepProtected | EraseProtected

@@ -18,6 +18,12 @@ last served. When nothing is remembered (a first start), the last genome
 that built is looked for among the commits before the one that failed
 (`built_before`, first parents, at most `SEARCH`), so a node serves the
 last genome that builds in every case it can find one.
+
+Without a forge, the local default branch stands in for one: the branch
+HEAD names, read at start (`local_tip`), is polled as a forge's tip is, so
+a new commit there is a pull (exit 75) and the next start builds it under
+the same rule (a genome that does not build leaves the node on the last
+good one).
 """
 
 from __future__ import annotations
@@ -101,6 +107,33 @@ def tracked_branch(root: Path, forge: str, timeout_s: float) -> str | None:
     except GitFailed:
         return branch
     return merge if remote == forge and merge else branch
+
+
+def local_tip(root: Path) -> str:
+    """The tip of the local default branch (the branch HEAD names); "" while unborn."""
+    repo = pygit2.Repository(str(root))
+    if repo.head_is_unborn:
+        return ""
+    return str(repo.head.target)
+
+
+def local_moved(root: Path, seen: str) -> str:
+    """Why the local default branch is a pull ("" while its tip is still `seen`)."""
+    tip = local_tip(root)
+    if tip == seen:
+        return ""
+    where = local_branch(root)
+    return f"the genome moved on the local branch {where}: {(seen or 'nothing')[:7]} -> {tip[:7]}"
+
+
+def local_branch(root: Path) -> str:
+    """The local default branch's name, as a node says it ("HEAD" when detached)."""
+    repo = pygit2.Repository(str(root))
+    try:
+        ref = repo.lookup_reference("HEAD").target
+    except (KeyError, pygit2.GitError):
+        return "HEAD"
+    return str(ref).removeprefix("refs/heads/") if isinstance(ref, str) else "HEAD"
 
 
 def genomes_dir(root: Path) -> Path:

@@ -16,7 +16,8 @@ Then, once every `tick_s`, the seven steps of a node, in order:
   4. erase the protected bodies the record's redactions name from this
      clone (record/protected.py), and project stamped rows into memory's
      graph (projection.py), which erases them from memory too;
-  5. every `poll_s`, fetch the forge's default branch: moved -> exit 75;
+  5. every `poll_s`, fetch the forge's default branch (without a forge, read
+     the local default branch): moved -> exit 75;
   6. assert the lease again (the sync may have outlasted it);
   7. tell the heads what landed (the head keeps the last seq), answer restart
      requests (`restart.requested <holder>`), note the tick in memory;
@@ -355,6 +356,7 @@ class Host:
         self.forge = genome.forge_of(self.root, self.remote, timeout)
         if self.forge is None:
             candidate = genome.work_tree_genome(self.root)
+            self.forge_seen = genome.local_tip(self.root)  # the local branch stands for a forge
         else:
             try:
                 self.forge_seen = genome.fetch_tip(self.root, self.forge, timeout)
@@ -390,9 +392,14 @@ class Host:
         return genome.materialize(self.root, good)
 
     def _check_forge(self) -> None:
-        if self.forge is None or self.settings.poll_s <= 0 or time.monotonic() < self.next_poll:
+        if self.settings.poll_s <= 0 or time.monotonic() < self.next_poll:
             return
         self.next_poll = time.monotonic() + self.settings.poll_s
+        if self.forge is None:  # the local default branch stands for one (genome.py)
+            moved = genome.local_moved(self.root, self.forge_seen or "")
+            if moved:
+                raise NodeStop(EXIT_GENOME_MOVED, moved)
+            return
         try:
             tip = genome.fetch_tip(self.root, self.forge, self.settings.git_timeout_s)
         except GitFailed as error:

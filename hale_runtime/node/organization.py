@@ -232,8 +232,10 @@ def _plug(org: Organization) -> None:
     genome = read_genome(org.genome)
     organism = OrganismPlugin(org.record)
     performers = Performers(plugin_manager(*asks.plugins(), organism))
+    from hale_runtime.node.board import teller
+
     org.engine = Engine(org.record, org.memory, performers, budget=genome.budget,
-                        resume=org.resumed("engine"),
+                        resume=org.resumed("engine"), tell_board=teller(org.nerves, _say),
                         restart=lambda: org.newest("engine"))  # fmt: skip
     org.folds["engine"] = org.engine
     org.tickers.append(org.engine.pump)

@@ -22,6 +22,7 @@ from collections.abc import Callable
 from hale_runtime.errors import one_line
 from hale_runtime.memory import (
     DropEdge,
+    DropVia,
     Edge,
     EraseProtected,
     GraphOp,
@@ -57,14 +58,15 @@ def _schedule_declared(row: Row) -> list[GraphOp]:
     props = {k: v for k, v in row.body.items() if k not in ("convener", "definition")}
     ops: list[GraphOp] = [Node(definition, "definition", {})]
     convener = row.body.get("convener")
+    ops.append(DropVia("convenes", row.key))  # a changed schedule moves its own edge only
     if convener:
-        ops.append(Edge(str(convener), "convenes", definition, {"schedule": row.key, **props}))
+        edge = {"schedule": row.key, **props}
+        ops.append(Edge(str(convener), "convenes", definition, edge, via=row.key))
     return ops
 
 
 def _schedule_retired(row: Row) -> list[GraphOp]:
-    convener = row.body.get("convener")
-    return [DropEdge(str(convener), "convenes", _definition_id(row))] if convener else []
+    return [DropVia("convenes", row.key)]
 
 
 def _definition_registered(row: Row) -> list[GraphOp]:

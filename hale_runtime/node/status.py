@@ -8,7 +8,9 @@ graph node, which the host rewrites every tick) and the memory and nerves it
 named. A build failure is shown with the start it happened in (the host
 writes it just before that start's `node.started`), so a later start that
 built drops it. Last, how many rows the organization quarantined
-(quarantine.py's fold). Then this clone's git store: its size on disk (`git count-objects`)
+(quarantine.py's fold), and the budget window running now when it is
+spent (board.py: the Board is told; the line goes when the next window
+starts). Then this clone's git store: its size on disk (`git count-objects`)
 and when the node's maintenance last packed it (maintenance.py). The lease is read at the remote when one answers within the git
 timeout, else as this clone last saw it. Nothing here needs a node running,
 and nothing writes: the embedded memory file is read only when it exists.
@@ -25,6 +27,7 @@ from typing import Any
 
 from hale_runtime.memory import MemoryFailed, memory_dsn, open_memory
 from hale_runtime.memory.dsn import is_postgres, sqlite_path
+from hale_runtime.node.board import budget_line, exhausted_now
 from hale_runtime.node.lease import OWNER_ENV, BodyLease, Lease, LeaseUnprovable, now_ms
 from hale_runtime.node.maintenance import StoreSize, last_run, store_size
 from hale_runtime.node.quarantine import quarantined
@@ -58,6 +61,7 @@ class Status:
     store: StoreSize | None = None  # this clone's git store (None when git could not say)
     packed: dict[str, Any] | None = None  # the last maintenance (maintenance.json)
     quarantined: int = 0  # rows the organization answered with `row.quarantined`
+    budget_exhausted: dict[str, Any] | None = None  # the window running now, when spent (board.py)
 
     def as_json(self) -> dict[str, Any]:
         lease = asdict(self.lease) if self.lease else None
@@ -70,6 +74,7 @@ class Status:
             "store": asdict(self.store) if self.store else None,
             "last_packed": self.packed,
             "quarantined": self.quarantined,
+            "budget_exhausted": self.budget_exhausted,
         }
 
 
@@ -144,6 +149,7 @@ def gather(root: Path, timeout_s: float = 3.0) -> Status:
         found.store = None
     found.packed = last_run(record.repo.path)
     found.quarantined = len(quarantined(record).answered)
+    found.budget_exhausted = exhausted_now(record)
     return found
 
 
@@ -172,6 +178,8 @@ def render(status: Status) -> list[str]:
         )
     else:
         lines.append("quarantined: none")
+    if status.budget_exhausted:
+        lines.append(budget_line(status.budget_exhausted))
     return lines
 
 

@@ -18,9 +18,16 @@ its own record of each call in the record, around the call:
   has answered, before the engine records the outcome.
 
 After a crash it reconciles from those rows: `effect.called` is its answer
-(it acted); `effect.calling` alone means the process died between its call
-and its record, so it cannot say (a person decides, `effect.unresolved`);
-neither means it did not act (delivered again). At delivery, a request the
+(it acted); neither means it did not act (delivered again). `effect.calling`
+alone means the process died between its call and its record; then it asks
+the service, which keeps its own record by idempotency key (the convention,
+docs/engine.md "A service that says what it did"): `GET <url>/effects/<key>`
+(the key percent-encoded) answering 200 with JSON `{"acted": true,
+"outcome": …, "detail": …}` or `{"acted": false}`. Acted is the attempt's
+answer; not acted is a delivery again under the same key. Any other answer
+(no such route, a status other than 200, no boolean `acted`, no answer in
+`HALE_DNA_SERVICE_TIMEOUT`) and it cannot say: a person decides
+(`effect.unresolved`). At delivery, a request the
 endpoint refused to connect was never sent (failed, retried as usual), and
 one sent that got no answer (a timeout, a dropped connection) cannot say
 either.
@@ -37,6 +44,7 @@ import json
 import os
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -113,9 +121,33 @@ class HttpService:
                 ACTED, Answer(outcome, f"{said.get('detail', '')} (from its journal)")
             )
         if any(kind == CALLING for kind, _ in work.facts):
+            said = self.effect_of(work.attempt)
+            if said is not None:
+                return said
             why = f"the call to {self.url} was sent, and the process died before it recorded an answer"
             return Reconciled(UNKNOWN, why=why)
         return Reconciled(NOT_ACTED)
+
+    def effects_url(self, key: str) -> str:
+        return f"{self.url.rstrip('/')}/effects/{urllib.parse.quote(key, safe='')}"
+
+    def effect_of(self, key: str) -> Reconciled | None:
+        """What the service's own record says of `key` (None: it cannot say)."""
+        request = urllib.request.Request(self.effects_url(key), method="GET")
+        try:
+            with urllib.request.urlopen(request, timeout=self.timeout_s) as response:
+                doc: Any = json.loads(response.read() or b"{}") if response.status == 200 else {}
+        except (OSError, http.client.HTTPException, ValueError):
+            return None  # HTTPError (404: no such convention) and URLError are OSErrors
+        acted = doc.get("acted") if isinstance(doc, dict) else None
+        if acted is False:
+            return Reconciled(NOT_ACTED)
+        if acted is not True:
+            return None
+        outcome = FAILED if doc.get("outcome") == FAILED else SUCCEEDED
+        return Reconciled(
+            ACTED, Answer(outcome, f"{doc.get('detail', '')} (from the service's record)")
+        )
 
     def _call(self, work: Work) -> tuple[str, str]:
         """(outcome, detail) as the endpoint answered. urllib raises URLError

@@ -321,14 +321,15 @@ INTENT_REQUESTED = kind(
     "intent.requested",
     ID,
     {},
-    {"objective": TEXT, "target": TEXT, "judgment": BOOL, "to": ID, "by": ID, "owner": ID},
-)
+    {"objective": TEXT, "target": TEXT, "judgment": BOOL, "to": ID, "by": ID, "owner": ID,
+     "found": OBJECT},  # found: the optimize pass's signals, on the ask it writes
+)  # fmt: skip
 INTENT_OFFERED = kind(
     "intent.offered",
     ID,
     {},
     {"definition": ID, "planned": BOOL, "kind": TEXT, "class": TEXT, "target": TEXT,
-     "whom": TEXT, "obligation": TEXT, "position": ID, "not_widened": TEXT},
+     "whom": TEXT, "obligation": TEXT, "position": ID, "not_widened": TEXT, "bound": TEXT},
 )  # fmt: skip
 INTENT_REFUSED = kind("intent.refused", ID, {}, {"reason": TEXT})
 ALLOWANCE_REQUESTED = kind("attempt.allowance.requested", ID, {}, {"leg": ID, "token": INT})

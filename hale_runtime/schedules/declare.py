@@ -79,10 +79,9 @@ def put_rhythm(memory: Any, terms: Terms) -> None:
     """The rhythm in memory's graph: the definition's node, the convener's edge."""
     if memory is None:
         return
-    from hale_runtime.memory import Edge, Node
+    from hale_runtime.memory import DropVia, Edge, Node
 
     definition = f"definition:{terms.definition}"
     props = {"schedule": terms.id, "cadence": cadence(terms)}
-    memory.apply(
-        [Node(definition, "definition", {}), Edge(terms.convener, "convenes", definition, props)]
-    )
+    edge = Edge(terms.convener, "convenes", definition, props, via=terms.id)
+    memory.apply([Node(definition, "definition", {}), DropVia("convenes", terms.id), edge])

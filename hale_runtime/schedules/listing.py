@@ -4,10 +4,15 @@
 first declared, with its counts from the fold (state.py). `process_lines`
 is the end of `hale dna show processes`: one line a rhythm, as the graph
 holds it (`position:<p> convenes definition:<id> <cadence>`), from the
-record so it reads the same on every clone, node or none.
+record so it reads the same on every clone, node or none; a schedule is
+one line, so two schedules of one position and definition are two.
+`memory_process_lines` reads the same lines from memory's `convenes`
+edges (one a schedule), which agree with the record's once projected.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 from hale_runtime.record import Record
 from hale_runtime.schedules.state import KINDS, Fold
@@ -42,10 +47,18 @@ def process_lines(record: Record) -> list[str]:
     """`hale dna show processes`: the positions' rhythms, one line each."""
     fold = fold_of(record)
     rhythms = sorted(
-        {
-            f"{s.terms.convener} convenes definition:{s.terms.definition} {cadence(s.terms)}"
-            for s in fold.schedules.values()
-        }
+        f"{s.terms.convener} convenes definition:{s.terms.definition} {cadence(s.terms)}"
+        for s in fold.schedules.values()
     )
+    return _processes(rhythms)
+
+
+def memory_process_lines(memory: Any) -> list[str]:
+    """The same lines, from memory's graph: one `convenes` edge a schedule."""
+    edges = memory.edges("convenes")
+    return _processes(sorted(f"{e.src} convenes {e.dst} {e.props.get('cadence')}" for e in edges))
+
+
+def _processes(rhythms: list[str]) -> list[str]:
     head = f"processes: {len(rhythms)} rhythm(s), each a schedule the organization keeps"
     return [head, *rhythms]

@@ -9,6 +9,14 @@ that failed), asks the leader through the model provider for one small
 proposal or none, and records either as `org.reviewed`. A clean state
 (every signal zero) records none, whatever the model said. After a crash,
 a pass whose `org.reviewed` or `optimize.refused` is in the record acted.
+
+A proposal asks for a change: beside `org.reviewed` the pass writes an
+`intent.requested` in the Leader's name (`by: position:leader`), keyed by
+the pass's attempt, written with it. It is relayed and admitted like
+any ask (the Board's gate, the owner, the budget, the plan claim), and it
+is bound to what the pass found: its `found` names the non-zero signals
+only, its target is the genome (`dna`, which the Leader's word cannot
+widen: asks/leader.py), and it asks for a change of the organism.
 """
 
 from __future__ import annotations
@@ -24,13 +32,17 @@ from hale_runtime.performers import (
     Answer,
     Context,
     ModelCall,
+    Pending,
     Reconciled,
     Work,
 )
 from hale_runtime.performers.shipped import OrganismPerformer
+from hale_runtime.readings import escalate
 from hale_runtime.record import Record, kinds
 
 WALK = "/walk/"
+LEADER = "position:leader"
+SCOPE = "dna"  # the machinery a pass walks: a proposal's change stays within the genome
 FACTS = (kinds.ORG_REVIEWED, kinds.OPTIMIZE_REFUSED)
 SIGNALS = {
     kinds.SCHEDULE_MISSED: "occurrences missed",
@@ -72,9 +84,18 @@ def walk(record: Record, work: Work, ctx: Context) -> Answer:
     clean = not any(seen.values()) or text.strip().lower().startswith("none")
     body: dict[str, Any] = {"proposal": None if clean else text, "signals": seen}
     detail = "the state is clean" if clean else f"proposed: {text}"
-    return Answer(
-        SUCCEEDED, detail, calls=[call], grant=admission.granted, facts=[(kinds.ORG_REVIEWED, body)]
-    )
+    facts: list[tuple[str, dict[str, Any]]] = [(kinds.ORG_REVIEWED, body)]
+    if not clean:
+        facts.append((kinds.INTENT_REQUESTED, proposal_ask(text, seen)))
+    return Answer(SUCCEEDED, detail, calls=[call], grant=admission.granted, facts=facts)
+
+
+def proposal_ask(text: str, seen: dict[str, int]) -> dict[str, Any]:
+    """The `intent.requested` body of a pass's proposal, bound to what it found."""
+    found = {name: n for name, n in seen.items() if n}
+    shown = ", ".join(f"{n} {name}" for name, n in found.items())
+    objective = f"{text.strip()} (the optimize pass found {shown}; change nothing else)"
+    return {"objective": objective, "target": SCOPE, "by": LEADER, "found": found}
 
 
 class OptimizeOrganism:
@@ -89,13 +110,18 @@ class OptimizeOrganism:
     def offers(self, capability: str) -> bool:
         return capability == "organism"
 
-    def deliver(self, work: Work, ctx: Context) -> Answer:
+    def deliver(self, work: Work, ctx: Context) -> Answer | Pending:
         if WALK not in work.attempt:
+            concern = escalate.concern_of(self.record, work)
+            if concern is not None:  # concern-escalate's `raise`: readings/escalate.py
+                return escalate.escalate(self.record, concern, work)
             return self.inner.deliver(work, ctx)
         return walk(self.record, work, ctx)
 
     def reconcile(self, work: Work, ctx: Context) -> Reconciled:
         if WALK not in work.attempt:
+            if escalate.concern_of(self.record, work) is not None:
+                return escalate.reconciled(work)
             return self.inner.reconcile(work, ctx)
         done = [body for kind, body in work.facts if kind in FACTS]
         if not done:

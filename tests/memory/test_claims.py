@@ -140,9 +140,9 @@ def test_expiry_is_the_databases_clock_whatever_the_nodes_say(store_dsn, monkeyp
 
 
 def test_migrate_is_idempotent(store):
-    assert store.schema_version() == 4
-    assert store.migrate() == (4, 4)
-    assert store.schema_version() == 4
+    assert store.schema_version() == 5
+    assert store.migrate() == (5, 5)
+    assert store.schema_version() == 5
 
 
 def test_protected_bodies_are_kept_and_erased_by_digest(store_dsn):

@@ -35,7 +35,7 @@ def test_migrate_embeds_memory_and_nerves_in_the_project(project):
     assert done.output == f"memory: sqlite://{path}\nnerves: sqlite://{path}\n"
     assert migrate().output == done.output
     with open_memory(path) as store:
-        assert store.schema_version() == 4
+        assert store.schema_version() == 5
 
 
 def test_migrate_names_postgresql_from_the_environment(project, pg_dsn, tmp_path):
@@ -44,7 +44,7 @@ def test_migrate_names_postgresql_from_the_environment(project, pg_dsn, tmp_path
     assert done.exit_code == 0, done.output
     assert done.output == f"memory: {pg_dsn}\nnerves: sqlite://{nerves}\n"
     with open_memory(pg_dsn) as store, open_memory(nerves) as other:
-        assert store.schema_version() == other.schema_version() == 4
+        assert store.schema_version() == other.schema_version() == 5
 
 
 def test_migrate_hides_the_password_and_fails_in_one_line(project):
