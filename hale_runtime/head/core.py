@@ -5,10 +5,14 @@ each attempt, its performer and its task, and keeps the attempts open for
 legs: admitted to a leg kind, claimed by the organization (delivered), and
 with neither an outcome nor a leg's outcome asked. A leg's lease is memory's
 claim `lease/<attempt>` under the leg's name, taken with one conditional
-write, so of legs racing for an attempt one gets it. Every call but claim
-names the attempt and the lease token; the head checks the lease in memory
-first, and an expired, released or foreign lease is refused (HeadRefused)
-before anything is decided. Over a shared record (the head's `owner`, the
+write, so of legs racing for an attempt one gets it. The lease token a leg
+is told is 128 bits no one else can make: an HMAC, under a key the head
+draws when it opens, of the attempt, the leg and memory's fencing token (the
+int the record's `claim.taken` shows); only the claiming leg hears it. Every
+call but claim names the attempt and that token; the head checks it against
+memory's live claim first, and a lease that expired, was released or taken
+over, or is not the caller's, is refused (HeadRefused) before anything is
+decided, in words that name no other leg. Over a shared record (the head's `owner`, the
 node's HALE_DNA_OWNER) the head hands a leg only the attempts of tasks its
 own organization owns, by the intake's rule: the owner of the position the
 ask was for, else the asker's. A decision is the rows to write plus what to do
@@ -21,6 +25,9 @@ lease and write nothing.
 
 from __future__ import annotations
 
+import hashlib
+import hmac
+import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -35,7 +42,7 @@ from hale_runtime.memory import Fenced, Grant
 from hale_runtime.owners import Owners
 from hale_runtime.record import kinds
 from hale_runtime.record.follow import Follower
-from hale_runtime.record.kinds import CALL, COUNT, ID, INT, NUMBER, TEXT, Checker, list_of
+from hale_runtime.record.kinds import CALL, COUNT, ID, NUMBER, TEXT, Checker, list_of
 
 LEASE_S = 60.0
 MAX_CALLS = 1000  # model calls one outcome may report
@@ -53,7 +60,7 @@ class HeadRefused(Refused):
         self.status = status
 
 
-_LEASE = {"leg": ID, "attempt": ID, "token": INT}
+_LEASE = {"leg": ID, "attempt": ID, "token": TEXT}
 # each call's parameters and their types (record/kinds.py's checkers); absent ones are
 # the call's to refuse, present ones of another type are refused here with a 400
 PARAMS: dict[str, dict[str, Checker]] = {
@@ -100,6 +107,7 @@ class Head:
         # the highest seq known landed: stamped when the head opened, then step 7's word
         self.landed = record.cursor(stamped_only=True)
         self.ledger: tuple[str, int] | None = None  # (body claim, epoch) of an adopted ledger
+        self.key = secrets.token_bytes(32)  # what the lease tokens legs are told are made with
 
     # ---- the fold ----------------------------------------------------------------
 
@@ -169,7 +177,7 @@ class Head:
         if name == "claim":
             return self.claim(leg, str(params.get("requires") or ""))
         attempt, token = str(params.get("attempt") or ""), params.get("token")
-        if not isinstance(token, int):
+        if not isinstance(token, str) or not token:
             raise HeadRefused(f"refused: {method} needs the attempt and its lease token")
         held = self._held(leg, attempt, token)
         if name == "renew":
@@ -208,27 +216,33 @@ class Head:
             return True
         return (self.memory.holder_of(position) or "") == leg
 
+    def lease_token(self, leg: str, attempt: str, fence: int) -> str:
+        """The token a leg is told for its lease: 128 bits of an HMAC that only this
+        head can make, bound to the attempt, the leg and memory's fencing token."""
+        said = f"{attempt}\n{leg}\n{fence}".encode()
+        return hmac.new(self.key, said, hashlib.sha256).hexdigest()[:32]
+
     def _offer(self, attempt: str, grant: Grant) -> dict[str, Any]:
         a = self.state.attempts[attempt]
         return {
-            "attempt": attempt, "token": grant.token, "until": grant.until,
+            "attempt": attempt, "token": self.lease_token(grant.holder, attempt, grant.token),
+            "until": grant.until,
             "lease_s": self.lease_s, "objective": a.unit.leaf.objective,
             "requires": list(a.unit.leaf.requires), "task": root_of(attempt),
         }  # fmt: skip
 
-    def _held(self, leg: str, attempt: str, token: int) -> Grant:
-        """The leg's live lease on the attempt; HeadRefused otherwise."""
-        key = f"lease/{attempt}"
-        try:
-            grant = self.memory.check_fence(key, token)
-        except Fenced as fenced:
+    def _held(self, leg: str, attempt: str, token: str) -> Grant:
+        """The leg's live lease on the attempt, proven by the token it was told;
+        HeadRefused otherwise, naming no one (whoever holds it is no one else's business)."""
+        grant = self.memory.claim(f"lease/{attempt}")
+        if (
+            grant is None
+            or grant.holder != leg
+            or not hmac.compare_digest(self.lease_token(leg, attempt, grant.token), token)
+        ):
             raise HeadRefused(
-                f"refused: your lease on {attempt} (token {token}) {fenced.why}; nothing written"
-            ) from None
-        if grant.holder != leg:
-            raise HeadRefused(
-                f"refused: {key} token {token} is {grant.holder}'s lease, not {leg}'s; "
-                "nothing written"
+                f"refused: {leg} holds no live lease on {attempt} under that token (it expired, "
+                "was released or taken over, or was never yours); nothing written"
             )
         return grant
 
@@ -236,8 +250,10 @@ class Head:
         try:
             grant = self.memory.renew(f"lease/{attempt}", leg, held.token, self.lease_s)
         except Fenced as fenced:
-            raise HeadRefused(f"refused: your lease on {attempt} {fenced.why}") from None
-        return Decision({"attempt": attempt, "token": grant.token, "until": grant.until})
+            why = "was taken over" if "taken over" in fenced.why else fenced.why.split(" by ")[0]
+            raise HeadRefused(f"refused: your lease on {attempt} {why}") from None
+        token = self.lease_token(leg, attempt, grant.token)
+        return Decision({"attempt": attempt, "token": token, "until": grant.until})
 
     def allowance(self, leg: str, attempt: str, held: Grant) -> Decision:
         """Ask the organization for the attempt's budget (once); its answer when it has one."""
