@@ -28,6 +28,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -46,6 +47,7 @@ from hale_runtime.record.kinds import CALL, COUNT, ID, NUMBER, TEXT, Checker, li
 
 LEASE_S = 60.0
 MAX_CALLS = 1000  # model calls one outcome may report
+HELD_RETRY_S = 5.0  # an attempt another leg holds is tried again after this long
 OUTCOMES = ("succeeded", "failed")
 METHODS = ("claim", "renew", "allowance", "outcome", "release")
 
@@ -91,6 +93,7 @@ class Decision:
     result: dict[str, Any]
     rows: list[tuple[str, str, dict[str, Any]]] = field(default_factory=list)
     after: Callable[[], None] | None = None
+    gives_back: tuple[str, str, int] | None = None  # a lease to release once the rows are written
 
 
 class Head:
@@ -101,6 +104,9 @@ class Head:
         self.owners = Owners()
         self.state = State(Budget(BudgetPolicy()), forget_settled=True)
         self.open: dict[str, None] = {}  # attempts open for legs, in the order delivered
+        # attempts a leg holds, as far as this head knows -> when to try memory again (monotonic):
+        # a claim passes over them without a write (a take refused costs a commit)
+        self.leased: dict[str, tuple[str, float]] = {}  # attempt -> (its leg, until)
         self.asked: set[str] = set()  # attempts whose allowance was asked
         self.allowances: dict[str, dict[str, Any]] = {}  # attempt -> the organization's answer
         self.follower = Follower(record)
@@ -147,6 +153,7 @@ class Head:
                 self.open[key] = None
         elif kind in (kinds.ATTEMPT_OUTCOME, f"{OUTCOME}.requested"):
             self.open.pop(key, None)
+            self.leased.pop(key, None)
         elif kind == f"{ALLOWANCE}.requested":
             self.asked.add(key)
         elif kind == f"{ALLOWANCE}.answered":
@@ -188,20 +195,89 @@ class Head:
             return self.outcome(leg, attempt, held, params)
         return self.release(leg, attempt, held)
 
+    def decide_many(self, calls: list[tuple[str, dict[str, Any]]]) -> list[Decision | Exception]:
+        """`decide` for each call of a batch, or the exception that refused it; the
+        batch's claims are decided together (`claims`: one transaction of takes)."""
+        out: list[Decision | Exception | None] = [None] * len(calls)
+        claims: list[tuple[int, str, str]] = []
+        for n, (method, params) in enumerate(calls):
+            if method != "dna.attempt.claim":
+                continue
+            try:
+                check_params(method, params)
+                if not params.get("leg"):
+                    raise HeadRefused("refused: a leg names itself (leg)")
+            except HeadRefused as refused:
+                out[n] = refused
+                continue
+            claims.append((n, str(params["leg"]), str(params.get("requires") or "")))
+        if claims:
+            try:
+                decided: list[Decision | Exception] = list(
+                    self.claims([(leg, requires) for _, leg, requires in claims])
+                )
+            except Exception as error:  # the stores failed: every claim's answer
+                decided = [error] * len(claims)
+            for (n, _, _), d in zip(claims, decided, strict=True):
+                out[n] = d
+        for n, (method, params) in enumerate(calls):
+            if out[n] is None:
+                try:
+                    out[n] = self.decide(method, params)
+                except Exception as error:  # refused, or the stores failed: its answer
+                    out[n] = error
+        return out  # type: ignore[return-value]
+
     def claim(self, leg: str, requires: str = "") -> Decision:
         """Lease one open attempt this leg can perform (None when there is none)."""
+        return self.claims([(leg, requires)])[0]
+
+    def claims(self, legs: list[tuple[str, str]]) -> list[Decision]:
+        """`claim` for each (leg, requires) of a batch: each picks a different open
+        attempt it fits, and memory takes all their leases in one transaction; a leg
+        whose take was refused (another leg's lease this head did not know) tries alone."""
         self.read()
-        for attempt in list(self.open):
-            if not self._fits(leg, attempt, requires):
-                continue
-            grant = self.memory.take(f"lease/{attempt}", leg, self.lease_s)
-            if grant is None:
-                continue  # another leg holds it
-            body = {"holder": leg, "token": grant.token, "until": grant.until}
-            return Decision(
-                self._offer(attempt, grant), [(kinds.CLAIM_TAKEN, f"lease/{attempt}", body)]
-            )
-        return Decision({"attempt": None})
+        now, chosen, picked = time.monotonic(), set(), {}
+        for n, (leg, requires) in enumerate(legs):
+            passed: list[str] = []  # leased to another leg, as far as this head knows
+            for attempt in self.open:
+                holder, until = self.leased.get(attempt, (leg, 0.0))
+                if attempt in chosen:
+                    continue
+                if holder != leg and until > now:
+                    passed.append(attempt)
+                    continue
+                if not self._fits(leg, attempt, requires):
+                    continue
+                chosen.add(attempt)
+                picked[n] = attempt
+                break
+            else:  # none free: one whose lease memory says ended (a read, not a write)
+                for attempt in passed:
+                    if (
+                        attempt not in chosen
+                        and self._fits(leg, attempt, requires)
+                        and self.memory.claim(f"lease/{attempt}") is None
+                    ):
+                        chosen.add(attempt)
+                        picked[n] = attempt
+                        break
+        wanted = [(f"lease/{attempt}", legs[n][0]) for n, attempt in picked.items()]
+        grants = dict(zip(picked, self.memory.take_each(wanted, self.lease_s), strict=True))
+        decided = []
+        for n, (leg, requires) in enumerate(legs):
+            attempt, grant = picked.get(n), grants.get(n)
+            if attempt is None:
+                decided.append(Decision({"attempt": None}))
+            elif grant is None:  # another leg holds it: passed over for a while
+                self.leased[attempt] = ("", now + min(self.lease_s, HELD_RETRY_S))
+                decided.append(self.claim(leg, requires))
+            else:
+                self.leased[attempt] = (leg, now + self.lease_s)
+                body = {"holder": leg, "token": grant.token, "until": grant.until}
+                row = (kinds.CLAIM_TAKEN, f"lease/{attempt}", body)
+                decided.append(Decision(self._offer(attempt, grant), [row]))
+        return decided
 
     def _fits(self, leg: str, attempt: str, requires: str) -> bool:
         a = self.state.attempts[attempt]
@@ -287,7 +363,9 @@ class Head:
         self.open.pop(attempt, None)
         rows = [(f"{OUTCOME}.requested", attempt, body), *self._released(leg, attempt)]
         return Decision(
-            {"attempt": attempt, "submitted": outcome}, rows, self._give_back(leg, attempt, held)
+            {"attempt": attempt, "submitted": outcome},
+            rows,
+            gives_back=self._give_back(leg, attempt, held),
         )
 
     def release(self, leg: str, attempt: str, held: Grant) -> Decision:
@@ -295,14 +373,24 @@ class Head:
         return Decision(
             {"attempt": attempt, "released": True},
             self._released(leg, attempt),
-            self._give_back(leg, attempt, held),
+            gives_back=self._give_back(leg, attempt, held),
         )
 
     def _released(self, leg: str, attempt: str) -> list[tuple[str, str, dict[str, Any]]]:
         return [(kinds.CLAIM_RELEASED, f"lease/{attempt}", {"holder": leg})]
 
-    def _give_back(self, leg: str, attempt: str, held: Grant) -> Callable[[], None]:
-        return lambda: self.memory.release(f"lease/{attempt}", leg, held.token)
+    def _give_back(self, leg: str, attempt: str, held: Grant) -> tuple[str, str, int]:
+        self.leased.pop(attempt, None)
+        return (f"lease/{attempt}", leg, held.token)
+
+    def give_back(self, decisions: list[Decision]) -> None:
+        """Release, in one transaction, the leases these written decisions end; a
+        release that fails is no one's loss (the lease runs out instead)."""
+        grants = [d.gives_back for d in decisions if d.gives_back is not None]
+        try:
+            self.memory.release_each(grants)
+        except Exception:  # noqa: BLE001 - said nowhere: the lease simply expires
+            return
 
     def write(self, rows: list[tuple[str, str, dict[str, Any]]]) -> None:
         """Write decided rows: to the git record, or, once the record adopted a ledger,
@@ -323,4 +411,5 @@ class Head:
             self.write(decision.rows)
         if decision.after is not None:
             decision.after()
+        self.give_back([decision])
         return decision.result

@@ -52,6 +52,7 @@ HEAD_FILE = "head.json"
 OWNER_ENV = "HALE_DNA_OWNER"  # over a shared record: the organization this head serves
 PEEK, LANDED = "head.allowance.peek", "head.landed"  # the head's own, not callable over HTTP
 LEDGER = "head.ledger"  # the host's word: write the legs' rows to an adopted ledger, or not
+OWN = (PEEK, LANDED, LEDGER)
 MAX_BODY = 1 << 20  # the largest request body read; a refused one is read and dropped
 REGISTER = "dna.leg.register"
 UNPROVEN = (
@@ -194,6 +195,8 @@ class HeadServer:
 
     def _run(self, head: Head, batch: list[Job]) -> None:
         decided: list[tuple[Future, Decision | BaseException]] = []
+        calls = [(method, params) for method, params, _ in batch if method not in OWN]
+        answers = iter(head.decide_many(calls)) if calls else iter(())
         for method, params, done in batch:
             try:
                 if method == PEEK:
@@ -206,8 +209,8 @@ class HeadServer:
                     head.ledger = params.get("fence")
                     decided.append((done, Decision({})))
                 else:
-                    decided.append((done, head.decide(method, params)))
-            except Exception as error:  # refused, or the stores failed: that call's answer
+                    decided.append((done, next(answers)))
+            except Exception as error:  # the stores failed: that call's answer
                 decided.append((done, error))
         rows = [row for _, d in decided if isinstance(d, Decision) for row in d.rows]
         try:
@@ -219,6 +222,7 @@ class HeadServer:
             for done, _ in decided:
                 done.set_exception(error)
             return
+        head.give_back([d for _, d in decided if isinstance(d, Decision)])
         for done, d in decided:
             if isinstance(d, BaseException):
                 done.set_exception(d)
