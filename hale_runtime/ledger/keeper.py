@@ -114,6 +114,34 @@ class LedgerKeeper:
         self.epoch = None
         return "abandoned"
 
+    def follow(self, switch: Callable[[tuple[str, int] | None], None]) -> str:
+        """Step 4, every tick: take up an adoption or abandonment the record holds but
+        this body has not acted on (another body carried it out); "adopted",
+        "abandoned" or "". `switch` tells the head where the legs' rows go, and
+        returns once the head's batch in flight is written: on an adoption after the
+        body claim is taken (its epoch fences every append), on an abandonment
+        before this body carries the ledger's rows in and gives its claim back, so
+        no row goes to both and none is left behind."""
+        on = adopted(self.record) is not None
+        if on and self.epoch is None:
+            try:
+                self._take()
+            except LedgerHeld as held:
+                self.warn(f"the ledger is adopted, but {held}: the legs' rows stay in git")
+                return ""
+            switch(self.fence)
+            return "adopted"
+        if not on and self.epoch is not None:
+            switch(None)
+            self.carry(everything=True)
+            epoch, self.epoch = self.epoch, None
+            try:
+                self.memory.release_epoch(self.key, self.holder, epoch)
+            except (Fenced, RecordError) as error:
+                self.warn(f"the ledger's body claim was not given back: {one_line(error)}")
+            return "abandoned"
+        return ""
+
     def _refuse(self, kind: str, row: Row, why: str) -> str:
         self.record.append(kind, row.key, {"why": why, "request": row.id})
         return ""
