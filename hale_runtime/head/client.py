@@ -141,6 +141,17 @@ class Leg:
                 write_private(self.keyfile, self.client.register(self.name))
         return self.client
 
+    def _call(self, method: str, **params: Any) -> dict[str, Any]:
+        """A lease call with this leg's credential; a head that no longer knows the
+        credential (its registry was lost) is asked to register the leg again, once."""
+        try:
+            return self._proven().call(method, **params)
+        except HeadError as error:
+            if not str(error).startswith("refused: a leg proves who it is"):
+                raise
+            write_private(self.keyfile, self.client.register(self.name))
+            return self.client.call(method, **params)
+
     # ---- what the leg holds ---------------------------------------------------------
 
     def held(self) -> dict[str, Any] | None:
@@ -180,7 +191,7 @@ class Leg:
                 if not str(error).startswith("refused"):
                     raise
                 self._keep(None)  # that lease is gone: claim afresh
-        got = self._proven().call("dna.attempt.claim", leg=self.name, requires=requires)
+        got = self._call("dna.attempt.claim", leg=self.name, requires=requires)
         if not got.get("attempt"):
             return None
         self._keep({**got, "granted": None, "calls": []})
@@ -188,14 +199,14 @@ class Leg:
 
     def renew(self) -> dict[str, Any]:
         state = self._holding()
-        got = self._proven().call("dna.attempt.renew", **self._lease(state))
+        got = self._call("dna.attempt.renew", **self._lease(state))
         self._keep({**state, "until": got["until"]})
         return got
 
     def allowance(self, wait: float = 30.0) -> dict[str, Any]:
         """The attempt's grant (asked once, before the first model call)."""
         state = self._holding()
-        got = self._proven().call("dna.attempt.allowance", wait=wait, **self._lease(state))
+        got = self._call("dna.attempt.allowance", wait=wait, **self._lease(state))
         if got.get("answered"):
             granted = 0 if got.get("refused") else int(got.get("granted", 0))
             self._keep({**state, "granted": granted, "refused": got.get("refused", "")})
@@ -222,7 +233,7 @@ class Leg:
     def submit(self, outcome: str, note: str = "") -> dict[str, Any]:
         """Settle the attempt: the outcome and the calls made go to the organization."""
         state = self._holding()
-        got = self._proven().call(
+        got = self._call(
             "dna.attempt.outcome",
             outcome=outcome,
             note=note,
@@ -234,6 +245,6 @@ class Leg:
 
     def release(self) -> dict[str, Any]:
         state = self._holding()
-        got = self._proven().call("dna.attempt.release", **self._lease(state))
+        got = self._call("dna.attempt.release", **self._lease(state))
         self._keep(None)
         return got

@@ -263,7 +263,8 @@ class Head:
                         picked[n] = attempt
                         break
         wanted = [(f"lease/{attempt}", legs[n][0]) for n, attempt in picked.items()]
-        grants = dict(zip(picked, self.memory.take_each(wanted, self.lease_s), strict=True))
+        taken = self.memory.take_each(wanted, self.lease_s) if wanted else []
+        grants = dict(zip(picked, taken, strict=True))
         decided = []
         for n, (leg, requires) in enumerate(legs):
             attempt, grant = picked.get(n), grants.get(n)

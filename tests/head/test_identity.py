@@ -88,6 +88,17 @@ def test_the_credential_is_the_legs_alone_and_outlives_the_head(
         assert leg.submit("failed")["submitted"] == "failed"
     finally:
         again.stop()
+    (head_file(project.root).parent / KEYS_FILE).unlink()  # the head's registry lost
+    third = HeadServer(
+        open_head_for(project.root, str(project.memory_path), "org@box:c0ffee00"), root=project.root
+    )
+    third.start()
+    try:  # the leg is unknown there: it registers its name again, and is heard
+        leg = Leg(project.root, "leg:ann", HeadClient(third.url, third.token))
+        assert leg.next() is None  # nothing left open, but the call was heard
+        assert leg.keyfile.read_text().strip() != credential
+    finally:
+        third.stop()
 
 
 def _raw(url: str, token: str, head: str, body: bytes) -> tuple[int, dict]:
