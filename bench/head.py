@@ -3,12 +3,13 @@
 In a fresh project under a temporary folder (embedded SQLite memory), the
 engine admits N one-judgment asks (ask-judge of the generated genome), so N
 attempts wait for legs. Then the head is served on loopback and L legs, each
-a thread with its own kept-alive HTTP connection, loop `dna.attempt.claim`
-then `dna.attempt.outcome` until no attempt is left. Measured: attempts
-claimed and settled through the head per second (wall time of the legs'
-loop), with the record commits the head made. The organization's own
-settlement (a relay later) is not part of it.
-Bar (printed, not asserted): >= 200 attempts/s with 8 legs.
+a thread with its own kept-alive HTTP connection and its own credential
+(registered once, sent with every call), loop `dna.attempt.claim` then
+`dna.attempt.outcome` until no attempt is left. Measured: the legs' calls
+answered per second and attempts claimed and settled per second (wall time
+of the legs' loop), with the record commits the head made. The
+organization's own settlement (a relay later) is not part of it.
+Bar (printed, not asserted): >= 500 calls/s with 8 legs, per-leg credentials.
 
     .venv/bin/python bench/head.py [--attempts N] [--legs L]
 """
@@ -32,7 +33,7 @@ from hale_runtime.memory import open_memory
 from hale_runtime.performers import Performers, plugin_manager
 from hale_runtime.record import Record
 
-BAR = 200.0
+BAR = 500.0  # legs' calls a second
 
 
 def project(tmp: Path) -> Path:
@@ -63,14 +64,16 @@ def admit(root: Path, n: int) -> None:
 
 def leg(url: str, token: str, name: str, done: list[int], errors: list[str]) -> None:
     client = HeadClient(url, token)
+    client.register(name)
     while True:
         got = client.call("dna.attempt.claim", leg=name)
+        done.append(0)
         if not got.get("attempt"):
             break
         lease = {"leg": name, "attempt": got["attempt"], "token": got["token"]}
         try:
             client.call("dna.attempt.outcome", outcome="succeeded", **lease)
-            done.append(1)
+            done.append(1)  # a claim and an outcome: two calls
         except Exception as error:  # counted, reported below
             errors.append(str(error))
     client.close()
@@ -106,11 +109,13 @@ def run(n: int, legs: int) -> None:
         commits = (
             sum(1 for _ in repo.walk(repo.references["refs/dna/record"].target)) - commits_before
         )
-        rate = len(done) / elapsed
+        settled, calls = sum(done), len(done) + sum(done) + legs  # + each leg's registration
+        rate = calls / elapsed
         verdict = "meets" if rate >= BAR else "BELOW"
-        print(f"head: {len(done)} attempts claimed and settled by {legs} legs in {elapsed:.2f}s")
+        print(f"head: {settled} attempts claimed and settled by {legs} legs in {elapsed:.2f}s")
         print(
-            f"  {rate:.0f} attempts/s ({verdict} the bar of {BAR:.0f}/s); {commits} record commits"
+            f"  {rate:.0f} calls/s ({verdict} the bar of {BAR:.0f}/s), "
+            f"{settled / elapsed:.0f} attempts/s; {commits} record commits"
         )
         if errors:
             print(f"  {len(errors)} refused: {errors[0]}")

@@ -3,11 +3,14 @@
 `HeadClient` posts calls to the head over one kept-alive connection, with
 the head's token (`find_head` reads it from head.json, or
 HALE_DNA_HEAD_TOKEN beside HALE_DNA_HEAD), and raises HeadError with the
-head's own words when a call is refused; its
+head's own words when a call is refused, and with the leg's credential
+(`Hale-Leg`) once it has one; its
 `read_record`, `read_graph` and `work_hat` are the reads. `Leg`
 is what `hale dna work` runs: it keeps the attempt it holds (lease token,
 grant, the calls made) in `<git dir>/hale/legs/<leg>.json`, so `next`,
 `allowance`, `call` and `submit` can be separate processes. A leg makes
+register once (`dna.leg.register`) and keeps its credential in
+`<git dir>/hale/legs/<leg>.key` (mode 0600), sent with every lease call. A leg makes
 no model call whose known price is past what is left of its grant; a call
 whose price is not known beforehand is made and reported, and the
 organization settles an overrun as failed.
@@ -24,7 +27,8 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from hale_runtime.errors import HaleRuntimeError
-from hale_runtime.head.server import head_file
+from hale_runtime.head.identity import HEADER as LEG_HEADER
+from hale_runtime.head.server import head_file, write_private
 
 LEG_ENV, HEAD_ENV, TOKEN_ENV = "HALE_DNA_LEG", "HALE_DNA_HEAD", "HALE_DNA_HEAD_TOKEN"
 
@@ -34,12 +38,24 @@ class HeadError(HaleRuntimeError):
 
 
 class HeadClient:
-    def __init__(self, url: str, token: str = "", timeout: float = 150.0):
+    def __init__(self, url: str, token: str = "", timeout: float = 150.0, credential: str = ""):
         parts = urlsplit(url)
         self.url, self.host, self.port = url, parts.hostname or "127.0.0.1", parts.port or 80
         self.timeout = timeout
         self.headers = {"Content-Type": "application/json", "Authorization": f"Bearer {token}"}
         self.conn: http.client.HTTPConnection | None = None
+        if credential:
+            self.prove(credential)
+
+    def prove(self, credential: str) -> None:
+        """Send this leg's credential with every call from now on."""
+        self.headers[LEG_HEADER] = credential
+
+    def register(self, leg: str) -> str:
+        """Register `leg` with the head: its credential (sent from now on)."""
+        credential = str(self.call("dna.leg.register", leg=leg)["credential"])
+        self.prove(credential)
+        return credential
 
     def call(self, method: str, **params: Any) -> dict[str, Any]:
         """The call's result; HeadError with the head's words when refused."""
@@ -114,6 +130,27 @@ class Leg:
         self.root, self.name, self.client, self.provider = Path(root), name, client, provider
         safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", name)
         self.file = head_file(self.root).parent / "legs" / f"{safe}.json"
+        self.keyfile = self.file.with_suffix(".key")
+
+    def _proven(self) -> HeadClient:
+        """The client, sending this leg's credential (registered the first time)."""
+        if LEG_HEADER not in self.client.headers:
+            try:
+                self.client.prove(self.keyfile.read_text().strip())
+            except OSError:
+                write_private(self.keyfile, self.client.register(self.name))
+        return self.client
+
+    def _call(self, method: str, **params: Any) -> dict[str, Any]:
+        """A lease call with this leg's credential; a head that no longer knows the
+        credential (its registry was lost) is asked to register the leg again, once."""
+        try:
+            return self._proven().call(method, **params)
+        except HeadError as error:
+            if not str(error).startswith("refused: a leg proves who it is"):
+                raise
+            write_private(self.keyfile, self.client.register(self.name))
+            return self.client.call(method, **params)
 
     # ---- what the leg holds ---------------------------------------------------------
 
@@ -154,7 +191,7 @@ class Leg:
                 if not str(error).startswith("refused"):
                     raise
                 self._keep(None)  # that lease is gone: claim afresh
-        got = self.client.call("dna.attempt.claim", leg=self.name, requires=requires)
+        got = self._call("dna.attempt.claim", leg=self.name, requires=requires)
         if not got.get("attempt"):
             return None
         self._keep({**got, "granted": None, "calls": []})
@@ -162,14 +199,14 @@ class Leg:
 
     def renew(self) -> dict[str, Any]:
         state = self._holding()
-        got = self.client.call("dna.attempt.renew", **self._lease(state))
+        got = self._call("dna.attempt.renew", **self._lease(state))
         self._keep({**state, "until": got["until"]})
         return got
 
     def allowance(self, wait: float = 30.0) -> dict[str, Any]:
         """The attempt's grant (asked once, before the first model call)."""
         state = self._holding()
-        got = self.client.call("dna.attempt.allowance", wait=wait, **self._lease(state))
+        got = self._call("dna.attempt.allowance", wait=wait, **self._lease(state))
         if got.get("answered"):
             granted = 0 if got.get("refused") else int(got.get("granted", 0))
             self._keep({**state, "granted": granted, "refused": got.get("refused", "")})
@@ -196,7 +233,7 @@ class Leg:
     def submit(self, outcome: str, note: str = "") -> dict[str, Any]:
         """Settle the attempt: the outcome and the calls made go to the organization."""
         state = self._holding()
-        got = self.client.call(
+        got = self._call(
             "dna.attempt.outcome",
             outcome=outcome,
             note=note,
@@ -208,6 +245,6 @@ class Leg:
 
     def release(self) -> dict[str, Any]:
         state = self._holding()
-        got = self.client.call("dna.attempt.release", **self._lease(state))
+        got = self._call("dna.attempt.release", **self._lease(state))
         self._keep(None)
         return got

@@ -5,10 +5,14 @@ each attempt, its performer and its task, and keeps the attempts open for
 legs: admitted to a leg kind, claimed by the organization (delivered), and
 with neither an outcome nor a leg's outcome asked. A leg's lease is memory's
 claim `lease/<attempt>` under the leg's name, taken with one conditional
-write, so of legs racing for an attempt one gets it. Every call but claim
-names the attempt and the lease token; the head checks the lease in memory
-first, and an expired, released or foreign lease is refused (HeadRefused)
-before anything is decided. Over a shared record (the head's `owner`, the
+write, so of legs racing for an attempt one gets it. The lease token a leg
+is told is 128 bits no one else can make: an HMAC, under a key the head
+draws when it opens, of the attempt, the leg and memory's fencing token (the
+int the record's `claim.taken` shows); only the claiming leg hears it. Every
+call but claim names the attempt and that token; the head checks it against
+memory's live claim first, and a lease that expired, was released or taken
+over, or is not the caller's, is refused (HeadRefused) before anything is
+decided, in words that name no other leg. Over a shared record (the head's `owner`, the
 node's HALE_DNA_OWNER) the head hands a leg only the attempts of tasks its
 own organization owns, by the intake's rule: the owner of the position the
 ask was for, else the asker's. A decision is the rows to write plus what to do
@@ -21,6 +25,10 @@ lease and write nothing.
 
 from __future__ import annotations
 
+import hashlib
+import hmac
+import secrets
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -35,10 +43,11 @@ from hale_runtime.memory import Fenced, Grant
 from hale_runtime.owners import Owners
 from hale_runtime.record import kinds
 from hale_runtime.record.follow import Follower
-from hale_runtime.record.kinds import CALL, COUNT, ID, INT, NUMBER, TEXT, Checker, list_of
+from hale_runtime.record.kinds import CALL, COUNT, ID, NUMBER, TEXT, Checker, list_of
 
 LEASE_S = 60.0
 MAX_CALLS = 1000  # model calls one outcome may report
+HELD_RETRY_S = 5.0  # an attempt another leg holds is tried again after this long
 OUTCOMES = ("succeeded", "failed")
 METHODS = ("claim", "renew", "allowance", "outcome", "release")
 
@@ -53,7 +62,7 @@ class HeadRefused(Refused):
         self.status = status
 
 
-_LEASE = {"leg": ID, "attempt": ID, "token": INT}
+_LEASE = {"leg": ID, "attempt": ID, "token": TEXT}
 # each call's parameters and their types (record/kinds.py's checkers); absent ones are
 # the call's to refuse, present ones of another type are refused here with a 400
 PARAMS: dict[str, dict[str, Checker]] = {
@@ -84,6 +93,7 @@ class Decision:
     result: dict[str, Any]
     rows: list[tuple[str, str, dict[str, Any]]] = field(default_factory=list)
     after: Callable[[], None] | None = None
+    gives_back: tuple[str, str, int] | None = None  # a lease to release once the rows are written
 
 
 class Head:
@@ -94,12 +104,16 @@ class Head:
         self.owners = Owners()
         self.state = State(Budget(BudgetPolicy()), forget_settled=True)
         self.open: dict[str, None] = {}  # attempts open for legs, in the order delivered
+        # attempts a leg holds, as far as this head knows -> when to try memory again (monotonic):
+        # a claim passes over them without a write (a take refused costs a commit)
+        self.leased: dict[str, tuple[str, float]] = {}  # attempt -> (its leg, until)
         self.asked: set[str] = set()  # attempts whose allowance was asked
         self.allowances: dict[str, dict[str, Any]] = {}  # attempt -> the organization's answer
         self.follower = Follower(record)
         # the highest seq known landed: stamped when the head opened, then step 7's word
         self.landed = record.cursor(stamped_only=True)
         self.ledger: tuple[str, int] | None = None  # (body claim, epoch) of an adopted ledger
+        self.key = secrets.token_bytes(32)  # what the lease tokens legs are told are made with
 
     # ---- the fold ----------------------------------------------------------------
 
@@ -139,6 +153,7 @@ class Head:
                 self.open[key] = None
         elif kind in (kinds.ATTEMPT_OUTCOME, f"{OUTCOME}.requested"):
             self.open.pop(key, None)
+            self.leased.pop(key, None)
         elif kind == f"{ALLOWANCE}.requested":
             self.asked.add(key)
         elif kind == f"{ALLOWANCE}.answered":
@@ -169,7 +184,7 @@ class Head:
         if name == "claim":
             return self.claim(leg, str(params.get("requires") or ""))
         attempt, token = str(params.get("attempt") or ""), params.get("token")
-        if not isinstance(token, int):
+        if not isinstance(token, str) or not token:
             raise HeadRefused(f"refused: {method} needs the attempt and its lease token")
         held = self._held(leg, attempt, token)
         if name == "renew":
@@ -180,20 +195,90 @@ class Head:
             return self.outcome(leg, attempt, held, params)
         return self.release(leg, attempt, held)
 
+    def decide_many(self, calls: list[tuple[str, dict[str, Any]]]) -> list[Decision | Exception]:
+        """`decide` for each call of a batch, or the exception that refused it; the
+        batch's claims are decided together (`claims`: one transaction of takes)."""
+        out: list[Decision | Exception | None] = [None] * len(calls)
+        claims: list[tuple[int, str, str]] = []
+        for n, (method, params) in enumerate(calls):
+            if method != "dna.attempt.claim":
+                continue
+            try:
+                check_params(method, params)
+                if not params.get("leg"):
+                    raise HeadRefused("refused: a leg names itself (leg)")
+            except HeadRefused as refused:
+                out[n] = refused
+                continue
+            claims.append((n, str(params["leg"]), str(params.get("requires") or "")))
+        if claims:
+            try:
+                decided: list[Decision | Exception] = list(
+                    self.claims([(leg, requires) for _, leg, requires in claims])
+                )
+            except Exception as error:  # the stores failed: every claim's answer
+                decided = [error] * len(claims)
+            for (n, _, _), d in zip(claims, decided, strict=True):
+                out[n] = d
+        for n, (method, params) in enumerate(calls):
+            if out[n] is None:
+                try:
+                    out[n] = self.decide(method, params)
+                except Exception as error:  # refused, or the stores failed: its answer
+                    out[n] = error
+        return out  # type: ignore[return-value]
+
     def claim(self, leg: str, requires: str = "") -> Decision:
         """Lease one open attempt this leg can perform (None when there is none)."""
+        return self.claims([(leg, requires)])[0]
+
+    def claims(self, legs: list[tuple[str, str]]) -> list[Decision]:
+        """`claim` for each (leg, requires) of a batch: each picks a different open
+        attempt it fits, and memory takes all their leases in one transaction; a leg
+        whose take was refused (another leg's lease this head did not know) tries alone."""
         self.read()
-        for attempt in list(self.open):
-            if not self._fits(leg, attempt, requires):
-                continue
-            grant = self.memory.take(f"lease/{attempt}", leg, self.lease_s)
-            if grant is None:
-                continue  # another leg holds it
-            body = {"holder": leg, "token": grant.token, "until": grant.until}
-            return Decision(
-                self._offer(attempt, grant), [(kinds.CLAIM_TAKEN, f"lease/{attempt}", body)]
-            )
-        return Decision({"attempt": None})
+        now, chosen, picked = time.monotonic(), set(), {}
+        for n, (leg, requires) in enumerate(legs):
+            passed: list[str] = []  # leased to another leg, as far as this head knows
+            for attempt in self.open:
+                holder, until = self.leased.get(attempt, (leg, 0.0))
+                if attempt in chosen:
+                    continue
+                if holder != leg and until > now:
+                    passed.append(attempt)
+                    continue
+                if not self._fits(leg, attempt, requires):
+                    continue
+                chosen.add(attempt)
+                picked[n] = attempt
+                break
+            else:  # none free: one whose lease memory says ended (a read, not a write)
+                for attempt in passed:
+                    if (
+                        attempt not in chosen
+                        and self._fits(leg, attempt, requires)
+                        and self.memory.claim(f"lease/{attempt}") is None
+                    ):
+                        chosen.add(attempt)
+                        picked[n] = attempt
+                        break
+        wanted = [(f"lease/{attempt}", legs[n][0]) for n, attempt in picked.items()]
+        taken = self.memory.take_each(wanted, self.lease_s) if wanted else []
+        grants = dict(zip(picked, taken, strict=True))
+        decided = []
+        for n, (leg, requires) in enumerate(legs):
+            attempt, grant = picked.get(n), grants.get(n)
+            if attempt is None:
+                decided.append(Decision({"attempt": None}))
+            elif grant is None:  # another leg holds it: passed over for a while
+                self.leased[attempt] = ("", now + min(self.lease_s, HELD_RETRY_S))
+                decided.append(self.claim(leg, requires))
+            else:
+                self.leased[attempt] = (leg, now + self.lease_s)
+                body = {"holder": leg, "token": grant.token, "until": grant.until}
+                row = (kinds.CLAIM_TAKEN, f"lease/{attempt}", body)
+                decided.append(Decision(self._offer(attempt, grant), [row]))
+        return decided
 
     def _fits(self, leg: str, attempt: str, requires: str) -> bool:
         a = self.state.attempts[attempt]
@@ -208,27 +293,33 @@ class Head:
             return True
         return (self.memory.holder_of(position) or "") == leg
 
+    def lease_token(self, leg: str, attempt: str, fence: int) -> str:
+        """The token a leg is told for its lease: 128 bits of an HMAC that only this
+        head can make, bound to the attempt, the leg and memory's fencing token."""
+        said = f"{attempt}\n{leg}\n{fence}".encode()
+        return hmac.new(self.key, said, hashlib.sha256).hexdigest()[:32]
+
     def _offer(self, attempt: str, grant: Grant) -> dict[str, Any]:
         a = self.state.attempts[attempt]
         return {
-            "attempt": attempt, "token": grant.token, "until": grant.until,
+            "attempt": attempt, "token": self.lease_token(grant.holder, attempt, grant.token),
+            "until": grant.until,
             "lease_s": self.lease_s, "objective": a.unit.leaf.objective,
             "requires": list(a.unit.leaf.requires), "task": root_of(attempt),
         }  # fmt: skip
 
-    def _held(self, leg: str, attempt: str, token: int) -> Grant:
-        """The leg's live lease on the attempt; HeadRefused otherwise."""
-        key = f"lease/{attempt}"
-        try:
-            grant = self.memory.check_fence(key, token)
-        except Fenced as fenced:
+    def _held(self, leg: str, attempt: str, token: str) -> Grant:
+        """The leg's live lease on the attempt, proven by the token it was told;
+        HeadRefused otherwise, naming no one (whoever holds it is no one else's business)."""
+        grant = self.memory.claim(f"lease/{attempt}")
+        if (
+            grant is None
+            or grant.holder != leg
+            or not hmac.compare_digest(self.lease_token(leg, attempt, grant.token), token)
+        ):
             raise HeadRefused(
-                f"refused: your lease on {attempt} (token {token}) {fenced.why}; nothing written"
-            ) from None
-        if grant.holder != leg:
-            raise HeadRefused(
-                f"refused: {key} token {token} is {grant.holder}'s lease, not {leg}'s; "
-                "nothing written"
+                f"refused: {leg} holds no live lease on {attempt} under that token (it expired, "
+                "was released or taken over, or was never yours); nothing written"
             )
         return grant
 
@@ -236,8 +327,10 @@ class Head:
         try:
             grant = self.memory.renew(f"lease/{attempt}", leg, held.token, self.lease_s)
         except Fenced as fenced:
-            raise HeadRefused(f"refused: your lease on {attempt} {fenced.why}") from None
-        return Decision({"attempt": attempt, "token": grant.token, "until": grant.until})
+            why = "was taken over" if "taken over" in fenced.why else fenced.why.split(" by ")[0]
+            raise HeadRefused(f"refused: your lease on {attempt} {why}") from None
+        token = self.lease_token(leg, attempt, grant.token)
+        return Decision({"attempt": attempt, "token": token, "until": grant.until})
 
     def allowance(self, leg: str, attempt: str, held: Grant) -> Decision:
         """Ask the organization for the attempt's budget (once); its answer when it has one."""
@@ -271,7 +364,9 @@ class Head:
         self.open.pop(attempt, None)
         rows = [(f"{OUTCOME}.requested", attempt, body), *self._released(leg, attempt)]
         return Decision(
-            {"attempt": attempt, "submitted": outcome}, rows, self._give_back(leg, attempt, held)
+            {"attempt": attempt, "submitted": outcome},
+            rows,
+            gives_back=self._give_back(leg, attempt, held),
         )
 
     def release(self, leg: str, attempt: str, held: Grant) -> Decision:
@@ -279,14 +374,24 @@ class Head:
         return Decision(
             {"attempt": attempt, "released": True},
             self._released(leg, attempt),
-            self._give_back(leg, attempt, held),
+            gives_back=self._give_back(leg, attempt, held),
         )
 
     def _released(self, leg: str, attempt: str) -> list[tuple[str, str, dict[str, Any]]]:
         return [(kinds.CLAIM_RELEASED, f"lease/{attempt}", {"holder": leg})]
 
-    def _give_back(self, leg: str, attempt: str, held: Grant) -> Callable[[], None]:
-        return lambda: self.memory.release(f"lease/{attempt}", leg, held.token)
+    def _give_back(self, leg: str, attempt: str, held: Grant) -> tuple[str, str, int]:
+        self.leased.pop(attempt, None)
+        return (f"lease/{attempt}", leg, held.token)
+
+    def give_back(self, decisions: list[Decision]) -> None:
+        """Release, in one transaction, the leases these written decisions end; a
+        release that fails is no one's loss (the lease runs out instead)."""
+        grants = [d.gives_back for d in decisions if d.gives_back is not None]
+        try:
+            self.memory.release_each(grants)
+        except Exception:  # noqa: BLE001 - said nowhere: the lease simply expires
+            return
 
     def write(self, rows: list[tuple[str, str, dict[str, Any]]]) -> None:
         """Write decided rows: to the git record, or, once the record adopted a ledger,
@@ -307,4 +412,5 @@ class Head:
             self.write(decision.rows)
         if decision.after is not None:
             decision.after()
+        self.give_back([decision])
         return decision.result

@@ -18,7 +18,13 @@ The head admits only its own. It makes a token when it starts and keeps it
 in head.json (field `token`), written with mode 0600 so only the project's
 owner reads it; every request, GET or POST, must carry it as
 `Authorization: Bearer <token>`, or it is answered 401 before anything is
-read or decided (compared in constant time).
+read or decided (compared in constant time). That token only opens the
+door: a lease call (`dna.attempt.*`) must also carry the leg's own
+credential (identity.py, the `Hale-Leg` header), handed out once by
+`dna.leg.register`, and the leg is who that credential proves, whatever
+name the call says. A request the parser cannot take (a `Content-Length`
+that is not a size up to MAX_BODY, JSON nested past what the parser follows,
+a body that is not a call) is answered 400 with the connection closed.
 """
 
 from __future__ import annotations
@@ -37,6 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from hale_runtime.head.core import LEASE_S, METHODS, Decision, Head, HeadRefused
+from hale_runtime.head.identity import HEADER, KEYS_FILE, LegKeys
 from hale_runtime.head.reads import READS
 from hale_runtime.record.errors import RowRefused
 
@@ -45,7 +52,13 @@ HEAD_FILE = "head.json"
 OWNER_ENV = "HALE_DNA_OWNER"  # over a shared record: the organization this head serves
 PEEK, LANDED = "head.allowance.peek", "head.landed"  # the head's own, not callable over HTTP
 LEDGER = "head.ledger"  # the host's word: write the legs' rows to an adopted ledger, or not
-MAX_BODY = 1 << 20  # a refused request's body is read (and dropped) up to this size
+OWN = (PEEK, LANDED, LEDGER)
+MAX_BODY = 1 << 20  # the largest request body read; a refused one is read and dropped
+REGISTER = "dna.leg.register"
+UNPROVEN = (
+    "refused: a leg proves who it is: register once (`dna.leg.register`) and send the "
+    f"credential it answers as `{HEADER}: <credential>`; nothing written"
+)
 UNAUTHORIZED = (
     "refused: this head admits only its own: send its token as `Authorization: Bearer <token>`"
     " (the `token` of <git dir>/hale/head.json); nothing written"
@@ -78,6 +91,7 @@ class HeadServer:
         self.url = f"http://127.0.0.1:{self.http.server_address[1]}"
         self.threads: list[threading.Thread] = []
         self.ready: Future = Future()
+        self.legs = LegKeys(head_file(root).parent / KEYS_FILE if root is not None else None)
 
     def start(self) -> str:
         """Start the worker and the server; the head's URL."""
@@ -115,8 +129,36 @@ class HeadServer:
 
     # ---- what HTTP threads call ------------------------------------------------------
 
+    def register(self, params: dict[str, Any]) -> dict[str, Any]:
+        """`dna.leg.register`: a credential for the leg named, told to this caller only."""
+        leg = params.get("leg")
+        try:
+            return {"leg": leg, "credential": self.legs.register(leg)}  # type: ignore[arg-type]
+        except ValueError as refused:
+            raise HeadRefused(
+                str(refused), 400 if "registers a name" in str(refused) else 409
+            ) from None
+
+    def prove(self, method: str, params: dict[str, Any], credential: str) -> dict[str, Any]:
+        """The call's parameters with `leg` the leg its credential proves (lease calls);
+        HeadRefused (401, or 403 when it names another leg) when it proves none."""
+        if not method.startswith("dna.attempt."):
+            return params
+        leg = self.legs.who(credential)
+        if leg is None:
+            raise HeadRefused(UNPROVEN, 401)
+        if params.get("leg") not in (None, "", leg):
+            raise HeadRefused(
+                f"refused: your credential proves {leg}; a leg speaks for itself only; "
+                "nothing written",
+                403,
+            )
+        return {**params, "leg": leg}
+
     def call(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         """Run one call on the worker; HeadRefused when refused."""
+        if method == REGISTER:
+            return self.register(params)
         if not method.startswith("dna."):
             raise HeadRefused(f"refused: no such call {method}")
         result = self._submit(method, params)
@@ -157,6 +199,8 @@ class HeadServer:
 
     def _run(self, head: Head, batch: list[Job]) -> None:
         decided: list[tuple[Future, Decision | BaseException]] = []
+        calls = [(method, params) for method, params, _ in batch if method not in OWN]
+        answers = iter(head.decide_many(calls)) if calls else iter(())
         for method, params, done in batch:
             try:
                 if method == PEEK:
@@ -169,8 +213,8 @@ class HeadServer:
                     head.ledger = params.get("fence")
                     decided.append((done, Decision({})))
                 else:
-                    decided.append((done, head.decide(method, params)))
-            except Exception as error:  # refused, or the stores failed: that call's answer
+                    decided.append((done, next(answers)))
+            except Exception as error:  # the stores failed: that call's answer
                 decided.append((done, error))
         rows = [row for _, d in decided if isinstance(d, Decision) for row in d.rows]
         try:
@@ -182,6 +226,7 @@ class HeadServer:
             for done, _ in decided:
                 done.set_exception(error)
             return
+        head.give_back([d for _, d in decided if isinstance(d, Decision)])
         for done, d in decided:
             if isinstance(d, BaseException):
                 done.set_exception(d)
@@ -228,33 +273,52 @@ def _handler(server: HeadServer) -> type[BaseHTTPRequestHandler]:
         def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
             if not self._admitted():
                 return
-            methods = [*(f"dna.attempt.{m}" for m in METHODS), *READS]
+            methods = [REGISTER, *(f"dna.attempt.{m}" for m in METHODS), *READS]
             self._answer(200, {"head": "dna", "methods": methods})
 
         def do_POST(self) -> None:  # noqa: N802
             if not self._admitted():
                 return
+            length = self._length()
+            if length is None:
+                return
             try:
-                length = int(self.headers.get("Content-Length") or 0)
                 doc = json.loads(self.rfile.read(length) or b"{}")
                 method, params = str(doc["method"]), dict(doc.get("params") or {})
+            except RecursionError:
+                self.close_connection = True
+                self._answer(400, {"error": "refused: not a call (JSON nested too deep)"})
+                return
             except (ValueError, KeyError, TypeError) as error:
                 self._answer(400, {"error": f"refused: not a call ({error})"})
                 return
             try:
+                params = server.prove(method, params, self.headers.get(HEADER) or "")
                 self._answer(200, {"result": server.call(method, params)})
             except HeadRefused as refused:
                 self._answer(refused.status, {"error": str(refused)})
             except Exception as error:  # the stores failed: the leg hears it, the head stays up
                 self._answer(503, {"error": f"the head failed: {type(error).__name__}: {error}"})
 
+        def _length(self) -> int | None:
+            """The body's size; None (answered 400, the connection closed) when the
+            Content-Length is not a size this head reads."""
+            said = (self.headers.get("Content-Length") or "0").strip()
+            if said.isdigit() and len(said) <= 9 and int(said) <= MAX_BODY:
+                return int(said)
+            self.close_connection = True
+            why = f"a Content-Length of at most {MAX_BODY} bytes, not {said[:20]!r}"
+            self._answer(400, {"error": f"refused: not a call (it needs {why})"})
+            return None
+
         def _admitted(self) -> bool:
             """Whether the request carries the head's token; answered 401 when not."""
             given = self.headers.get("Authorization") or ""
             if hmac.compare_digest(given.encode(), f"Bearer {server.token}".encode()):
                 return True
-            length = int(self.headers.get("Content-Length") or 0)
-            if 0 < length <= MAX_BODY:
+            said = (self.headers.get("Content-Length") or "0").strip()
+            length = int(said) if said.isdigit() and len(said) <= 9 else -1
+            if 0 <= length <= MAX_BODY:
                 self.rfile.read(length)  # read, not heard: the connection stays usable
             else:
                 self.close_connection = True

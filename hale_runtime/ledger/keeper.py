@@ -1,5 +1,20 @@
 """The host's side of the ledger: the requests answered, the body claim held,
-the rows carried (see the package's docstring)."""
+the rows carried (see the package's docstring).
+
+The carry goes by signed batch. A head's append is one batch: a signature
+row, then the rows it lists by id (one INSERT, so the batch is seen whole or
+not at all); its id is the signature row's. Heads of several bodies append
+to the one table at once, so their batches' seqs interleave, and a signature
+covers rows in its own commit only: cut in seq order, one batch could leave
+its signature in one commit and its rows in the next, where they fail to
+verify. So the keeper reads a window of the table in seq order, groups each
+line with the signature that lists it, and carries whole batches only, in
+the order of their first line, packed into commits of at most CARRY_BATCH
+lines; a batch the window cut (the window was full) waits for the next read,
+which starts before it. A line no signature lists (an unsigned writer's, or
+a line that is no row) is a batch of its own. The keeper also follows the
+record: an adoption or abandonment another body carried out (`follow`)
+reaches this one within its tick."""
 
 from __future__ import annotations
 
@@ -9,10 +24,13 @@ from typing import Any
 from hale_runtime.errors import one_line
 from hale_runtime.memory import Fenced
 from hale_runtime.record import Record, RecordError, Row, kinds
+from hale_runtime.record.row import decode_line
 
 CARRY_BATCH = (
     kinds.SIGNATURE_IDS + 1
-)  # rows carried in one commit (a whole signed batch); the rest go next tick
+)  # rows carried in one commit (at least a whole signed batch); the rest go next tick
+WINDOW = 2 * CARRY_BATCH  # lines read at once, so a batch interleaved with others fits
+MAX_WINDOW = 16 * CARRY_BATCH
 ADOPT, ABANDON = "ledger.adopt", "ledger.abandon"
 STEMS = (ADOPT, ABANDON)
 
@@ -96,20 +114,61 @@ class LedgerKeeper:
         self.epoch = None
         return "abandoned"
 
+    def follow(self, switch: Callable[[tuple[str, int] | None], None]) -> str:
+        """Step 4, every tick: take up an adoption or abandonment the record holds but
+        this body has not acted on (another body carried it out); "adopted",
+        "abandoned" or "". `switch` tells the head where the legs' rows go, and
+        returns once the head's batch in flight is written: on an adoption after the
+        body claim is taken (its epoch fences every append), on an abandonment
+        before this body carries the ledger's rows in and gives its claim back, so
+        no row goes to both and none is left behind."""
+        on = adopted(self.record) is not None
+        if on and self.epoch is None:
+            try:
+                self._take()
+            except LedgerHeld as held:
+                self.warn(f"the ledger is adopted, but {held}: the legs' rows stay in git")
+                return ""
+            switch(self.fence)
+            return "adopted"
+        if not on and self.epoch is not None:
+            switch(None)
+            self.carry(everything=True)
+            epoch, self.epoch = self.epoch, None
+            try:
+                self.memory.release_epoch(self.key, self.holder, epoch)
+            except (Fenced, RecordError) as error:
+                self.warn(f"the ledger's body claim was not given back: {one_line(error)}")
+            return "abandoned"
+        return ""
+
     def _refuse(self, kind: str, row: Row, why: str) -> str:
         self.record.append(kind, row.key, {"why": why, "request": row.id})
         return ""
 
     def carry(self, everything: bool = False) -> int:
-        """Carry the ledger's rows into the record, one commit a batch; how many."""
+        """Carry the ledger's rows into the record, whole signed batches, one commit
+        for at most CARRY_BATCH lines; how many rows."""
         carried = 0
         while True:
-            waiting = _whole_batches(self.memory.ledger_waiting(CARRY_BATCH))
-            if not waiting:
+            commits = self._commits()
+            if not commits:
                 return carried
-            carried += self._carry_batch(waiting)
+            for lines in commits:
+                carried += self._carry_batch(lines)
             if not everything:
                 return carried
+
+    def _commits(self) -> list[list[tuple[str, str]]]:
+        """The whole batches the ledger holds from its oldest line, packed into commits."""
+        limit = WINDOW
+        while True:
+            waiting = self.memory.ledger_waiting(limit)
+            full = len(waiting) >= limit
+            batches = whole_batches(waiting, full)
+            if batches or not full or limit >= MAX_WINDOW:
+                return pack(batches)
+            limit *= 2  # one batch spread past the window: read further
 
     def _carry_batch(self, waiting: list[tuple[str, str]]) -> int:
         """One commit of these rows; a line that is no row (written into the table by
@@ -130,13 +189,44 @@ class LedgerKeeper:
                 self.warn(f"the ledger's body claim was not given back: {one_line(error)}")
 
 
-def _whole_batches(waiting: list[tuple[str, str]]) -> list[tuple[str, str]]:
-    """A full read cut before its last signature row, so a signature and the rows it
-    covers go into one commit (a signature covers rows in its own commit only);
-    a read that is not full is everything the ledger holds."""
-    if len(waiting) < CARRY_BATCH:
-        return waiting
-    for at in range(len(waiting) - 1, 0, -1):
-        if f'"kind":"{kinds.ROW_SIGNED}"' in waiting[at][1]:
-            return waiting[:at]
-    return waiting
+def whole_batches(waiting: list[tuple[str, str]], full: bool) -> list[list[tuple[str, str]]]:
+    """The lines read, grouped by signed batch (a signature row and the rows it lists),
+    in the order of each batch's first line. When the read was `full` (the ledger may
+    hold more), a batch with a listed row not read is left for the next read; when not,
+    the ledger holds nothing more and every line goes."""
+    of: dict[str, str] = {}  # a listed row's id -> its batch (its signature row's id)
+    wants: dict[str, set[str]] = {}  # a batch -> the ids its signature lists
+    for row_id, line in waiting:
+        if f'"kind":"{kinds.ROW_SIGNED}"' not in line:
+            continue
+        try:
+            ids = decode_line(line, 0, "the ledger").body.get("ids")
+        except RecordError:
+            continue
+        if isinstance(ids, list):
+            wants[row_id] = {str(i) for i in ids}
+            of.update((str(i), row_id) for i in ids)
+    batches: dict[str, list[tuple[str, str]]] = {}
+    for row_id, line in waiting:
+        batches.setdefault(of.get(row_id, row_id), []).append((row_id, line))
+    whole = []
+    for batch, lines in batches.items():
+        if (
+            full
+            and batch in wants
+            and len(wants[batch] & {i for i, _ in lines}) < len(wants[batch])
+        ):
+            continue  # cut by the read: it goes whole, next time
+        whole.append(lines)
+    return whole
+
+
+def pack(batches: list[list[tuple[str, str]]]) -> list[list[tuple[str, str]]]:
+    """Whole batches into commits of at most CARRY_BATCH lines (a batch is never split)."""
+    commits: list[list[tuple[str, str]]] = []
+    for lines in batches:
+        if commits and len(commits[-1]) + len(lines) <= CARRY_BATCH:
+            commits[-1].extend(lines)
+        else:
+            commits.append(list(lines))
+    return commits

@@ -199,6 +199,25 @@ class SqlMemory(ABC):
             self._grant(k, r[0], started) if r else None for k, r in zip(keys, rows, strict=True)
         ]
 
+    def take_each(self, wanted: list[tuple[str, str]], ttl_s: float) -> list[Grant | None]:
+        """`take` of each (key, holder), in one transaction (the head's batch of legs' claims)."""
+        started = self.clock()
+        sql, ttl = self.q(TAKE), _ms(ttl_s)
+        with self._transaction() as run:
+            rows = [run(sql, (key, holder, ttl)) for key, holder in wanted]
+        return [
+            self._grant(k, r[0], started) if r else None
+            for (k, _), r in zip(wanted, rows, strict=True)
+        ]
+
+    def release_each(self, grants: list[tuple[str, str, int]]) -> None:
+        """`release` of each (key, holder, token), in one transaction."""
+        if grants:
+            sql = self.q(RELEASE)
+            with self._transaction() as run:
+                for grant in grants:
+                    run(sql, grant)
+
     def renew(self, key: str, holder: str, token: int, ttl_s: float) -> Grant:
         """Extend the live grant `token` of `key` by `ttl_s` from now; Fenced otherwise."""
         started = self.clock()

@@ -480,6 +480,12 @@ class Host:
                     + (f" (epoch {self.ledger.epoch})" if self.ledger.epoch else "")
                 )
             self.relay.read(self.record)
+        # another body carried an adoption or abandonment out: this one follows, now
+        followed = self.ledger.follow(self.head.use_ledger if self.head else lambda fence: None)
+        if followed:
+            self._fence_ledger()
+            epoch = f" (epoch {self.ledger.epoch})" if self.ledger.epoch else ""
+            self.say(f"ledger: {followed} by another body; followed{epoch}")
         if self.ledger.fence is not None:
             self.ledger.carry()
 

@@ -64,8 +64,14 @@ def test_a_call_without_the_token_is_refused_with_nothing_written(
         HeadClient(served.url, "not-the-token").call("dna.attempt.claim", leg="leg:mallory")
 
 
-def test_a_call_with_the_token_is_heard(served: HeadServer) -> None:
-    status, answer = _call(served.url, {"Authorization": f"Bearer {served.token}"})
-    assert status == 200 and answer == {"result": {"attempt": None}}
-    got = HeadClient(served.url, served.token).call("dna.attempt.claim", leg="leg:ann")
-    assert got == {"attempt": None}
+def test_a_call_with_the_token_and_a_legs_credential_is_heard(served: HeadServer) -> None:
+    door = {"Authorization": f"Bearer {served.token}"}
+    status, answer = _call(served.url, door)  # the door opens, but no leg proved itself
+    assert status == 401 and answer["error"].startswith("refused: a leg proves who it is")
+    client = HeadClient(served.url, served.token)
+    credential = client.register("leg:ann")
+    assert len(credential) == 64
+    status, answer = _call(served.url, {**door, "Hale-Leg": credential})
+    assert status == 403 and "proves leg:ann; a leg speaks for itself" in answer["error"]
+    assert client.call("dna.attempt.claim") == {"attempt": None}
+    assert client.call("dna.attempt.claim", leg="leg:ann") == {"attempt": None}

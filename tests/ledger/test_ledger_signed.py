@@ -13,7 +13,8 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from hostile import line, row_id  # noqa: E402
 from record_helpers import make_project, stepping_clock  # noqa: E402
 
-from hale_runtime.ledger.keeper import CARRY_BATCH, LedgerKeeper, _whole_batches  # noqa: E402
+from hale_runtime.ledger import keeper  # noqa: E402
+from hale_runtime.ledger.keeper import CARRY_BATCH, LedgerKeeper, pack, whole_batches  # noqa: E402
 from hale_runtime.record import Record  # noqa: E402
 from hale_runtime.record.keys import SigningKey, encode_public  # noqa: E402
 from hale_runtime.record.kinds import (  # noqa: E402
@@ -110,11 +111,46 @@ def test_a_row_put_into_the_ledger_by_another_hand_proves_nothing(store, two_hos
     assert [r.key for r in fresh.rows(kind=CLAIM_RELEASED)] == ["lease/a9"]
 
 
-def test_a_carried_batch_is_never_cut_inside_a_signed_batch() -> None:
-    sig = line(ROW_SIGNED, "key:x", {"ids": [], "public": "", "record": "", "sig": ""})
-    rows = [(f"r{n}", line(CLAIM_RELEASED, f"lease/{n}", {})) for n in range(CARRY_BATCH)]
-    waiting = [("s0", sig), *rows[:10], ("s1", sig), *rows[10 : CARRY_BATCH - 2]]
-    assert len(waiting) == CARRY_BATCH
-    assert _whole_batches(waiting) == waiting[:11]  # the second batch waits for the next read
-    assert _whole_batches(waiting[:-1]) == waiting[:-1]  # all the ledger holds: all of it
-    assert _whole_batches(rows) == rows  # unsigned rows have nothing to keep together
+def test_batches_interleaved_by_concurrent_heads_are_carried_whole(
+    store, two_hosts, monkeypatch
+) -> None:
+    """The issue's loss: one body's signature, then another's, then the first's rows
+    (a signature at 891 covering 893-894, another at 892). A carry cut in seq order
+    left a signature without its rows, and they failed to verify."""
+    alice, bob = two_hosts
+    epoch = store.take("body", ALICE, 30).token
+    ours = alice.sealed([(CLAIM_RELEASED, "lease/a1", {}), (CLAIM_RELEASED, "lease/a2", {})])
+    theirs = bob.sealed([(CLAIM_RELEASED, "lease/b1", {}), (CLAIM_RELEASED, "lease/b2", {})])
+    interleaved = [ours[0], theirs[0], *ours[1:], *theirs[1:]]
+    store.ledger_append(interleaved, ("body", epoch))
+    monkeypatch.setattr(keeper, "WINDOW", 4)  # the window cuts bob's batch: it waits
+    monkeypatch.setattr(keeper, "CARRY_BATCH", 4)
+    carrier = LedgerKeeper(bob, store, BOB, None, 30, 30, pytest.fail)
+    assert carrier.carry() == 3 and store.ledger_count() == 3  # alice's batch, whole
+    assert carrier.carry(everything=True) == 3 and store.ledger_count() == 0
+    proven = proofs(alice.repo.workdir)
+    for (row_id_, _), signer in [(ours[1], ALICE_KEY), (ours[2], ALICE_KEY),
+                                 (theirs[1], BOB_KEY), (theirs[2], BOB_KEY)]:  # fmt: skip
+        assert proven[row_id_] == signer.fingerprint
+    fresh = Record.open(alice.repo.workdir)
+    keys = sorted(r.key for r in fresh.rows(kind=CLAIM_RELEASED))
+    assert keys == ["lease/a1", "lease/a2", "lease/b1", "lease/b2"]  # each once, none poison
+
+
+def test_whole_batches_group_by_signature_and_keep_a_cut_one_back() -> None:
+    a, b = row_id(line(CLAIM_RELEASED, "lease/1", {})), row_id(line(CLAIM_RELEASED, "lease/2", {}))
+    sig = line(ROW_SIGNED, "key:x", {"ids": [a, b], "public": "", "record": "", "sig": ""})
+    plain = [(f"p{n}", line(CLAIM_RELEASED, f"lease/p{n}", {})) for n in range(3)]
+    row_a, row_b = (
+        (a, line(CLAIM_RELEASED, "lease/1", {})),
+        (b, line(CLAIM_RELEASED, "lease/2", {})),
+    )
+    waiting = [("s", sig), plain[0], row_a, plain[1], row_b, plain[2]]
+    grouped = whole_batches(waiting, full=True)
+    assert grouped == [[("s", sig), row_a, row_b], [plain[0]], [plain[1]], [plain[2]]]
+    cut = waiting[:4]  # the window ended before row_b: the signed batch waits, whole
+    assert whole_batches(cut, full=True) == [[plain[0]], [plain[1]]]
+    assert whole_batches(cut, full=False) == [[("s", sig), row_a], [plain[0]], [plain[1]]]
+    assert pack([[plain[0]]] * CARRY_BATCH + [[plain[1]]]) == [
+        [plain[0]] * CARRY_BATCH, [plain[1]]
+    ]  # fmt: skip

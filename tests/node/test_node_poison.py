@@ -153,7 +153,8 @@ def _post(head: dict, method: str, params: dict) -> tuple[int, dict]:
     parts = urlsplit(head["url"])
     conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=30)
     conn.request("POST", "/", json.dumps({"method": method, "params": params}),
-                 {"Authorization": f"Bearer {head['token']}"})  # fmt: skip
+                 {"Authorization": f"Bearer {head['token']}",
+                  "Hale-Leg": head.get("credential", "")})  # fmt: skip
     response = conn.getresponse()
     return response.status, json.loads(response.read())
 
@@ -164,8 +165,9 @@ def test_reproduction_3_a_legs_numbers_that_are_text(organism) -> None:
     claimed = hale(root, "dna", "work", "next")
     assert claimed.returncode == 0, claimed.stderr
     attempt, leg = claimed.stdout.split()[1], claimed.stdout.split("leased to ")[1].split()[0]
-    held = json.loads(next((root / ".git" / "hale" / "legs").iterdir()).read_text())
+    held = json.loads(next((root / ".git" / "hale" / "legs").glob("*.json")).read_text())
     head = json.loads((root / ".git" / "hale" / "head.json").read_text())
+    head["credential"] = next((root / ".git" / "hale" / "legs").glob("*.key")).read_text()
     lease = {"leg": leg.rstrip(",;"), "attempt": attempt, "token": held["token"]}
     asked = len(rows(root, k.OUTCOME_REQUESTED))
     status, answer = _post(head, "dna.attempt.outcome",
@@ -173,7 +175,7 @@ def test_reproduction_3_a_legs_numbers_that_are_text(organism) -> None:
     assert status == 400
     assert answer["error"].startswith("refused: calls[0].micros is a whole number, 0 or more, not")
     assert len(rows(root, k.OUTCOME_REQUESTED)) == asked  # nothing written
-    status, _ = _post(head, "dna.attempt.renew", {**lease, "token": str(held["token"])})
+    status, _ = _post(head, "dna.attempt.renew", {**lease, "token": 1})
     assert status == 400
     lots = line(k.OUTCOME_REQUESTED, attempt, {**lease, "outcome": "succeeded",
                                                "calls": [{"micros": "lots"}]})  # fmt: skip
