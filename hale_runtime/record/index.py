@@ -491,7 +491,9 @@ class Index:
         try:
             return self.db.execute(sql, args)
         except sqlite3.Error as exc:
-            raise IndexFailed(f"{self.path}: {exc} (it is derived: remove it)") from exc
+            raise IndexFailed(
+                f"{self.path}: {exc} (it is derived: `hale dna repair` makes it again)"
+            ) from exc
 
 
 def _ask(row: Row) -> str | None:
