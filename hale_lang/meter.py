@@ -69,6 +69,7 @@ APPEND_COUNT = 4096  # most appends of a literal between two charges
 RANGE_BATCH = 1024  # a long range loop pays for this many iterations at a time
 GROWTH = 256  # a site that grows a list or map has it held every this many runs
 SAMPLE = 8  # elements sampled to size a container
+NEST_DEPTH = 32  # levels of containers in containers a size estimate descends (types nest 32)
 DEFAULT_MAX_MEMORY = 64 << 20
 MEMORY_ENV = "HALE_MAX_MEMORY"  # the host's setting: bytes, or with a K, M or G suffix
 
@@ -225,24 +226,29 @@ class Meter:
         self.held = alive
         return total
 
-    def size_of(self, value: object) -> int:
+    def size_of(self, value: object, depth: int = 0) -> int:
         """Bytes of `value`: its own, and for a container its slots and an
         estimate of its elements from a sample (held ones count themselves):
-        evenly spread over a list, the first entries of a map."""
+        evenly spread over a list, the first entries of a map. A sampled
+        element that is itself a container is estimated the same way, to
+        NEST_DEPTH levels, with a sample that halves at each level, so a list
+        of lists of Strings counts its Strings and one estimate stays cheap."""
         size = _getsizeof(value)
         t = type(value)
         if (t is list or t is dict) and value:
             n = len(value)
+            k = max(SAMPLE >> depth, 1)
             if t is list:
-                sample = value[:: max(n // SAMPLE, 1)][:SAMPLE]
+                sample = value[:: max(n // k, 1)][:k]
                 groups = len(sample)
             else:
-                items = list(islice(value.items(), SAMPLE))
+                items = list(islice(value.items(), k))
                 sample, groups = list(_flat(items)), len(items)
-            each = sum(map(_getsizeof, sample))
             ids = self.ids
-            if ids and not ids.keys().isdisjoint(map(id, sample)):
-                each -= sum(_getsizeof(x) for x in sample if id(x) in ids)
+            if depth >= NEST_DEPTH:
+                each = sum(_getsizeof(x) for x in sample if id(x) not in ids)
+            else:
+                each = sum(self.size_of(x, depth + 1) for x in sample if id(x) not in ids)
             size += each * n // groups
         return size
 

@@ -45,6 +45,7 @@ DNA_COMMANDS: dict[str, str] = {
     "simulate": "hale_runtime.cli.simulate:simulate",
     "sense": "hale_runtime.cli.sense:sense",
     "redact": "hale_runtime.cli.redact:redact",
+    "repair": "hale_runtime.cli.repair:repair",
     "sync": "hale_runtime.cli.sync:sync",
     "ledger": "hale_runtime.cli.ledger:ledger",
 }
@@ -77,6 +78,15 @@ class DnaGroup(LazyGroup):
             from hale_runtime.cli.common import fail
 
             fail(str(error))
+        except Exception as error:  # git's or SQLite's own, on a damaged clone: one line
+            from hale_runtime.cli.repair import damage_line
+
+            said = damage_line(error)
+            if said is None:
+                raise
+            from hale_runtime.cli.common import fail
+
+            fail(said)
 
 
 @click.group(cls=LazyGroup, lazy=LANG_COMMANDS)

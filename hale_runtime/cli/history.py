@@ -20,6 +20,7 @@ import click
 
 from hale_runtime.cli.common import offline_option
 from hale_runtime.project import find_root
+from hale_runtime.record.bounds import printed
 
 SEPARATORS = "/.:@"  # what separates the segments of a key
 
@@ -76,7 +77,8 @@ def history(
         if as_json:
             click.echo(json.dumps(shown, ensure_ascii=False))
         else:
-            click.echo(f"{row.kind} {row.key} {json.dumps(row.body, ensure_ascii=False)}{said}")
+            body = json.dumps(row.body, ensure_ascii=False)
+            click.echo(printed(f"{row.kind} {row.key} {body}{said}"))  # no key forges a line
 
 
 def _verified(record, since: int, kinds: str | list[str] | None, ranges, stamped: bool) -> list:

@@ -79,6 +79,10 @@ def fetch_unless_offline(record: Record, offline: bool) -> None:
     import click
 
     why = "" if offline else sync_quietly(record)
+    if "the record is damaged: " in why:  # reading would find it too: one line, the repair
+        from hale_runtime.cli.common import fail
+
+        fail(why[why.index("the record is damaged: ") :])
     if why:
         shown = why.removeprefix("sync: ")
         click.echo(f"hale: not synced with {record.remote()} ({shown}); reading this clone's record",

@@ -81,6 +81,14 @@ class SqliteMemory(SqlMemory):
         except sqlite3.Error as error:
             raise MemoryFailed(f"memory {self.dsn}: {error}") from error
 
+    def _erased(self) -> None:
+        """Copy the WAL into the database and truncate it: the frames that held an
+        erased body are gone from disk (secure_delete zeroes it in the database)."""
+        try:
+            self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+        except sqlite3.Error as error:
+            raise MemoryFailed(f"memory {self.dsn}: {error}") from error
+
     def _write_one(self, sql: str, params: tuple = ()) -> list[tuple]:
         with self._transaction() as run:
             return run(sql, params)

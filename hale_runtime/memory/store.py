@@ -326,10 +326,13 @@ class SqlMemory(ABC):
 
     def apply(self, ops: Iterable[GraphOp], fence: tuple[str, int] | None = None) -> None:
         """Apply graph ops in one transaction; under `fence` (key, token) only while live."""
+        ops = list(ops)
         with self._transaction() as run:
             if fence is not None:
                 self._check(run, fence[0], fence[1], self.clock(), self.lock_row)
             self._apply_ops(run, ops)
+        if any(isinstance(op, EraseProtected) for op in ops):
+            self._erased()
 
     def _apply_ops(self, run: Exec, ops: Iterable[GraphOp]) -> None:
         for op in ops:
@@ -430,10 +433,40 @@ class SqlMemory(ABC):
                     moved = run(self.q(CURSOR_MOVE), (new, cursor_name, expected))
                 if not moved:
                     raise _NotMoved
+                ops = list(ops)
                 self._apply_ops(run, ops)
         except _NotMoved:
             return False
+        if any(isinstance(op, EraseProtected) for op in ops):
+            self._erased()
         return True
+
+    def _erased(self) -> None:  # noqa: B027 - optional hook
+        """After a protected body is deleted: leave no copy of it in the store's own
+        files (SQLite checkpoints and truncates its WAL; PostgreSQL's are its own)."""
+
+    def reset_projection(self, cursor_name: str, expected: str) -> bool:
+        """Forget what projection `cursor_name` made (positions, the graph but nodes'
+        own heartbeats, protected bodies) and its cursor, in one transaction, only
+        if the cursor is still at `expected`: it is then rebuilt from the record."""
+        with self._transaction() as run:
+            moved = run(self.q("DELETE FROM cursors WHERE name = ? AND value = ? RETURNING name"),
+                        (cursor_name, expected))  # fmt: skip
+            if not moved:
+                return False
+            for sql in RESET_PROJECTION:
+                run(self.q(sql), ())
+        self._erased()  # protected bodies went with it
+        return True
+
+
+# what a projection made, forgotten when it is rebuilt (a node's heartbeat is its own)
+RESET_PROJECTION = (
+    "DELETE FROM positions",
+    "DELETE FROM edges",
+    "DELETE FROM nodes WHERE kind != 'node'",
+    "DELETE FROM protected",
+)
 
 
 class _NotMoved(Exception):

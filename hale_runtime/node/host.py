@@ -440,7 +440,10 @@ class Host:
         q = self.quarantine
         try:
             project(
-                self.record, self.memory, report=lambda row, why: q.report(row.id, row.kind, why)
+                self.record,
+                self.memory,
+                report=lambda row, why: q.report(row.id, row.kind, why),
+                report_reset=self._warn,
             )
         except ProjectionDiverged as error:
             self._warn(str(error))

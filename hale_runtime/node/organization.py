@@ -100,15 +100,13 @@ class Organization:
         """Load the genome's catalog and plug in what runs on it.
 
         The host built the genome before starting us; a catalog that still
-        does not load is reported and leaves the organization without one.
+        does not load is reported, and the last good genome's is served
+        (node/fallback.py), or none when no genome loads.
         """
-        from hale_runtime.catalog.load import GenomeError, load_catalog
+        from hale_runtime.node.fallback import load_or_last_good
 
-        try:
-            self.catalog = load_catalog(self.genome)
-        except GenomeError as error:
-            first = error.text.strip().splitlines()[0] if error.text.strip() else "?"
-            _say(f"no catalog: {first}")
+        # a genome whose catalog fails (its limits, say) falls back to the last good one
+        self.catalog = load_or_last_good(self.root, self.genome, _say)
         self.dispatcher.on("NodePingRequested", self._ping)
         self.checkpoint = self.checkpoints.load(self.record)
         if self.catalog is not None:  # the engine and the loci run on the catalog

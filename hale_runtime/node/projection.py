@@ -8,7 +8,8 @@ only move the cursor) and applies ops and cursor move in one transaction,
 by compare-and-swap on the cursor: of several nodes projecting over one
 memory, each row is applied once, and a node that loses the swap reads the
 cursor again. A cursor whose row id is not the one this clone holds at that
-place means the chains disagree: projection stops there and says so.
+place means the chain was rewritten under memory: what the projection made
+is forgotten and made again from the record (`Memory.reset_projection`).
 
 Protected bodies go into memory the same way: a row naming one that this
 clone holds keeps it there (`KeepProtected`), and a standing redaction
@@ -147,8 +148,11 @@ def project(
     fence: tuple[str, int] | None = None,
     limit: int = BATCH,
     report: Callable[[Row, str], None] | None = None,
+    report_reset: Callable[[str], None] | None = None,
 ) -> int:
-    """Project stamped rows past memory's cursor; how many this node applied."""
+    """Project stamped rows past memory's cursor; how many this node applied. A
+    cursor not in this clone's chain is reset (`report_reset` told), and memory's
+    projection is made again from the first row."""
     applied = 0
     for _ in range(limit):
         expected = memory.cursor(CURSOR)
@@ -157,7 +161,12 @@ def project(
         if seq and (not rows or rows[0].seq != seq or rows[0].id != row_id):
             if record.stamped_count() < seq:
                 return applied  # this clone has not received that far yet
-            raise ProjectionDiverged(f"memory's cursor {expected} is not in this record's chain")
+            # the chain was rewritten under memory (a remote forced below it): what was
+            # projected is rebuilt from the record as it stands, never left stalled
+            if report_reset is not None:
+                report_reset(f"memory's cursor {expected} is not in this record's chain: rebuilt")
+            memory.reset_projection(CURSOR, expected)
+            continue
         following = rows[1:] if seq else rows[:1]
         if not following:
             return applied

@@ -19,3 +19,14 @@ class RecordError(HaleRuntimeError):
 
     def __init__(self, message: str):
         super().__init__(" ".join(str(message).split()))
+
+
+REPAIR = "repair it with `hale dna repair` (it fetches what is missing from the remote)"
+
+
+class RecordDamaged(RecordError):
+    """An object or ref the record is made of is missing or corrupt in this
+    clone: said in one line with the repair (`hale dna repair`), never a traceback."""
+
+    def __init__(self, what: str):
+        super().__init__(f"the record is damaged: {what}; {REPAIR}")

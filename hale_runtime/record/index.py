@@ -57,6 +57,14 @@ TABLE = hashlib.sha256(
 VERSION = f"hale-record-index 4 {TABLE}"
 NAME = "record.index"
 BUSY_MS = 30_000
+# A rebuild writes the whole record; SQLite's automatic checkpoints are passive,
+# so readers beside it can keep the WAL from ever starting over, and it grew to
+# the index's size. Every CHECKPOINT_ROWS rows written the writer checkpoints
+# and truncates it (waiting CHECKPOINT_WAIT_MS at most for readers), and a WAL
+# that starts over is cut to WAL_LIMIT bytes.
+CHECKPOINT_ROWS = 100_000
+CHECKPOINT_WAIT_MS = 2_000
+WAL_LIMIT = 16 << 20
 CHUNK = 4096  # rows fetched at a time by a scan
 _NOT_AN_INDEX = (sqlite3.SQLITE_NOTADB, sqlite3.SQLITE_CORRUPT)  # what may be discarded
 _new = tuple.__new__
@@ -119,6 +127,7 @@ class Index:
     def __init__(self, gitdir: str | Path):
         self.path = Path(gitdir) / "hale" / NAME
         self.db = self._open()
+        self._unchecked = 0  # rows written since the writer last truncated the WAL
         self._names: dict[int, str] = {}  # code -> name, as read (codes never change)
         self._codes: dict[str, int] = {}
 
@@ -174,6 +183,7 @@ class Index:
                              check_same_thread=False)  # fmt: skip
         db.execute("PRAGMA journal_mode=WAL")
         db.execute("PRAGMA synchronous=NORMAL")  # derived: a lost tail is rebuilt from git
+        db.execute(f"PRAGMA journal_size_limit={WAL_LIMIT}")  # a reset WAL is cut to this
         return db
 
     @staticmethod
@@ -403,6 +413,20 @@ class Index:
             end = self.end_of(n - 1) if n else 0
             self._cut(n)
             self._insert(n, end, todo, rows[skip_rows:], poison or {})
+        self._unchecked += len(rows) - skip_rows
+        if self._unchecked >= CHECKPOINT_ROWS:
+            self._truncate_wal()
+
+    def _truncate_wal(self) -> None:
+        """Checkpoint the WAL into the index and truncate it (see CHECKPOINT_ROWS);
+        readers that outlast the wait only leave it for the next time."""
+        self._unchecked = 0
+        with contextlib.suppress(sqlite3.Error):
+            self.db.execute(f"PRAGMA busy_timeout={CHECKPOINT_WAIT_MS}")
+            try:
+                self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+            finally:
+                self.db.execute(f"PRAGMA busy_timeout={BUSY_MS}")
 
     def _insert(
         self, n: int, end: int, commits: list[Commit], rows: list[Row], poison: dict[str, str]
@@ -491,7 +515,9 @@ class Index:
         try:
             return self.db.execute(sql, args)
         except sqlite3.Error as exc:
-            raise IndexFailed(f"{self.path}: {exc} (it is derived: remove it)") from exc
+            raise IndexFailed(
+                f"{self.path}: {exc} (it is derived: `hale dna repair` makes it again)"
+            ) from exc
 
 
 def _ask(row: Row) -> str | None:

@@ -37,11 +37,13 @@ import re
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
+from hale_runtime.record import bounds
+
 Checker = Callable[[Any], str]
 
 MAX_ID = 512  # characters of a key or an id
 MAX_KIND = 128
-MAX_INT = 2**63  # a number is an integer of 64 bits, as memory's columns hold them
+MAX_INT = bounds.MAX_INT  # a number is an integer of 64 bits, as memory's columns hold them
 PLAN_DEPTH = 8  # the engine's limits (docs/engine.md): a plan deeper or wider is not one
 PLAN_STEPS, PLAN_MEMBERS = 32, 32
 

@@ -47,7 +47,7 @@ from typing import Any
 
 import pygit2
 
-from hale_runtime.record import kinds, loose, store
+from hale_runtime.record import kinds, loose, scrub, store
 from hale_runtime.record.errors import RecordError
 from hale_runtime.record.row import canonical
 
@@ -181,6 +181,8 @@ def erase(gitdir: str | os.PathLike, digests: Iterable[str]) -> list[str]:
         return []
     repo = pygit2.Repository(str(gitdir))
     where = str(Path(repo.path).resolve())
+    # what the bodies say, read before they go, to scrub from the files beside the record
+    said = [text for digest in digests for text in scrub.texts_of(get(repo, digest))]
     todo = []
     for digest in digests:
         if not DIGEST.fullmatch(digest):
@@ -199,6 +201,7 @@ def erase(gitdir: str | os.PathLike, digests: Iterable[str]) -> list[str]:
     if present:
         _git(gitdir, ["repack", "-a", "-d", "-q"])
     left = [d for d in present if _has(gitdir, d)]
+    scrub.scrub(Path(repo.path) / "hale", said)
     _ERASED.update((where, d) for d in todo if d not in left)
     return left
 

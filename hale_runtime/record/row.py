@@ -16,11 +16,13 @@ import re
 from json.encoder import c_make_encoder, encode_basestring
 from typing import Any, NamedTuple
 
-from hale_runtime.record import kinds
+from hale_runtime.record import bounds, kinds
 from hale_runtime.record.errors import RecordError, RowRefused
 
 FIELDS = ("at", "body", "clone", "id", "key", "kind", "who")
-MAX_LINE = 4 << 20  # characters of one stored row: a longer one is refused, or read as unreadable
+MAX_LINE = (
+    bounds.MAX_LINE
+)  # characters of one stored row: a longer one is refused, or read as unreadable
 # a NUL, or half of a surrogate pair, escaped in the JSON (an even run of backslashes before
 # it is text, not an escape): memory and the nerves cannot carry either, so no row holds one
 _UNCARRIED = re.compile(r"(?<!\\)(?:\\\\)*\\u(?:0000|[dD][89a-fA-F][0-9a-fA-F]{2})")
@@ -166,6 +168,8 @@ def decode_line(line: str, seq: int, where: str) -> Row:
     )
     if type(body) is not dict or type(at) is not int:
         raise RecordError(f"{where}: a row's body is not an object or its time not a number")
+    if not bounds.at_fits(at):  # no store could hold it: every reader quarantines it alike
+        raise RecordError(f"{where}: a row's time {at} is outside what the record's stores hold")
     if not all(type(text) is str for text in (kind, key, who, clone)):
         raise RecordError(f"{where}: a row's kind, key, who or clone is not text")
     return Row(kind, key, body, who, at, clone, digest, seq)

@@ -27,7 +27,7 @@ from pathlib import Path
 import pygit2
 
 from hale_runtime.record import loose, loose_ref
-from hale_runtime.record.errors import RecordError, RowRefused
+from hale_runtime.record.errors import RecordDamaged, RecordError, RowRefused
 
 RECORD_REF = "refs/dna/record"
 ROWS_ENTRY = "rows.jsonl"
@@ -49,7 +49,7 @@ def read_ref(
     try:
         ref = repo.references.get(name)
     except (pygit2.GitError, ValueError) as exc:
-        raise RecordError(f"{name} is damaged: {exc}") from exc
+        raise RecordDamaged(f"{name} cannot be read ({exc})") from exc
     if ref is None:
         return None
     if ref.type != pygit2.enums.ReferenceType.DIRECT:
@@ -58,7 +58,7 @@ def read_ref(
         return known
     obj = repo.get(ref.target)
     if obj is None:
-        raise RecordError(f"{name} is damaged: it points at {ref.target}, which is missing")
+        raise RecordDamaged(f"{name} points at {ref.target}, which is missing")
     if obj.type != pygit2.enums.ObjectType.COMMIT:
         raise RecordError(f"{name} holds a foreign object: a {obj.type_str}, not a record commit")
     return ref.target
@@ -80,6 +80,15 @@ def commit_content(
     parent, why = _first_parent(repo, commit, where)
     if not why and len(commit.parent_ids) > 1:
         why = f"a merge of {len(commit.parent_ids)} parents; the record is read along the first"
+    try:
+        return _content(repo, commit, parent, why)
+    except (pygit2.GitError, KeyError) as exc:  # a tree or blob missing or corrupt here
+        raise RecordDamaged(f"{where}: commit {oid}'s rows cannot be read ({exc})") from exc
+
+
+def _content(
+    repo: pygit2.Repository, commit: pygit2.Commit, parent: str | None, why: str
+) -> tuple[str | None, bytes | str]:
     tree = commit.tree
     if not why and (len(tree) != 1 or tree[0].name != ROWS_ENTRY or tree[0].type_str != "blob"):
         names = ", ".join(sorted(repr(entry.name) for entry in tree)[:4]) or "nothing"
@@ -112,9 +121,9 @@ def _commit(repo: pygit2.Repository, oid: pygit2.Oid, where: str) -> pygit2.Comm
     try:
         commit = repo.get(oid)
     except (pygit2.GitError, ValueError) as exc:
-        raise RecordError(f"{where}: {oid} in the chain is damaged: {exc}") from exc
+        raise RecordDamaged(f"{where}: commit {oid} in the chain cannot be read ({exc})") from exc
     if commit is None or commit.type != pygit2.enums.ObjectType.COMMIT:
-        raise RecordError(f"{where}: {oid} in the chain is missing or not a commit")
+        raise RecordDamaged(f"{where}: commit {oid} in the chain is missing or not a commit")
     return commit
 
 
@@ -129,7 +138,7 @@ def _first_parent(
     try:
         kind = repo.odb.read_header(parents[0])[0]
     except (KeyError, pygit2.GitError) as exc:
-        raise RecordError(f"{where}: {parents[0]} in the chain is missing") from exc
+        raise RecordDamaged(f"{where}: commit {parents[0]} in the chain is missing") from exc
     if kind != pygit2.enums.ObjectType.COMMIT:
         return None, f"its parent {parents[0]} is not a commit"
     return str(parents[0]), ""

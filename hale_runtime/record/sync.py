@@ -74,9 +74,11 @@ def sync(record: Record) -> SyncReport:
     for round_no in range(1, MAX_ROUNDS + 1):
         heads = _heads(repo, name)
         bodies = _wanted_protected(record, heads)
+        seen = store.read_ref(repo, tracking_ref(name))
         if bodies or _behind(repo, heads, tracking_ref(name)):
             _fetch(repo, name, tracking_ref(name), bodies)
         theirs = store.read_ref(repo, tracking_ref(name))
+        _refuse_rewritten(record, name, seen, theirs)
         moved, tip = _rebase(record, theirs)
         if not moved:
             continue  # the local chain moved under us: go again
@@ -94,6 +96,35 @@ def sync(record: Record) -> SyncReport:
         return SyncReport(name, sent, received, round_no)
     raise RecordError(
         f"sync: {store.RECORD_REF} at {name} refused {MAX_ROUNDS} rounds; last: {refusal}"
+    )
+
+
+def _refuse_rewritten(
+    record: Record, name: str, seen: pygit2.Oid | None, theirs: pygit2.Oid | None
+) -> None:
+    """Refuse a remote whose chain no longer holds what this clone saw it hold
+    (it was force-pushed below it): the clone keeps its chain and the tracking
+    ref its last sight, and one line names the commits lost and how to put them back.
+    A remote moved back onto this clone's own chain loses nothing: the push restores it."""
+    if seen is None or theirs is None or theirs == seen:
+        return
+    record.refresh()
+    if record.position(str(theirs)) is not None:
+        return  # behind us on our own chain: the push that follows restores it
+    where = tracking_ref(name)
+    _, met = store.chain_back(record.repo, theirs, lambda h: h == str(seen), where)
+    if met is not None:
+        return  # it grew from what we saw
+    _, base = store.chain_back(record.repo, theirs, lambda h: record.position(h) is not None, where)
+    seen_at = record.position(str(seen))
+    base_at = record.position(base) if base is not None else -1
+    lost = (seen_at - base_at) if seen_at is not None else 0
+    store.set_ref(record.repo, where, seen, record.durable)  # stamped stays what was seen
+    ours = store.read_ref(record.repo, store.RECORD_REF)
+    raise RecordError(
+        f"sync: {name}'s record was rewritten below what this clone has seen: {lost} commit(s) "
+        f"it held up to {str(seen)[:12]} are gone there; this clone keeps them. Restore them with "
+        f"`git push --force {name} {ours}:{store.RECORD_REF}`, then `hale dna sync`"
     )
 
 

@@ -30,7 +30,8 @@ from croniter import croniter
 MINUTE = 60_000
 DAY = 86_400_000
 HORIZON_DAYS = 366 * 8  # the farthest a search walks ("0 0 29 2 1" fits)
-MAX_COUNT = 2_000_000
+MAX_COUNT = 2_000_000  # occurrences walked one by one (croniter-only syntax)
+CYCLE_DAYS = 146_097  # days in 400 Gregorian years: dates and weekdays repeat after it
 SHARED = 65_536  # compiled forms kept for sharing
 _EPOCH = dt.date(1970, 1, 1).toordinal()
 _BOUNDS = ((0, 59), (0, 23), (1, 31), (1, 12), (0, 6))
@@ -168,7 +169,7 @@ def _from_croniter(expr: str) -> Cron:
 
 
 class Cron:
-    __slots__ = ("expr", "minutes", "hours", "doms", "months", "dows", "special")
+    __slots__ = ("expr", "minutes", "hours", "doms", "months", "dows", "special", "_per_cycle")
 
     def __init__(
         self,
@@ -184,6 +185,7 @@ class Cron:
         self.minutes, self.hours = minutes, hours
         self.doms, self.months, self.dows = doms, months, dows
         self.special = special
+        self._per_cycle = -1  # matching days in one 400-year cycle, counted when first asked
 
     def day_matches(self, days: int) -> bool:
         """Whether the UTC day `days` after the epoch can hold an occurrence."""
@@ -222,12 +224,40 @@ class Cron:
         raise CronError(f"`{self.expr}` never occurred")
 
     def count(self, first: int, last: int) -> int:
-        """How many matching minutes lie in [first, last]."""
-        n, at = 0, self.next_after(first - 1)
-        while at <= last and n < MAX_COUNT:
-            n += 1
-            at = self.next_after(at)
+        """How many matching minutes lie in [first, last]: counted by days, not
+        walked occurrence by occurrence, so a long gap's count is exact (the
+        calendar repeats every 400 years, a whole number of weeks). Only the
+        croniter-only syntax is walked, and stops at MAX_COUNT."""
+        if last < first:
+            return 0
+        if self.special:
+            n, at = 0, self.next_after(first - 1)
+            while at <= last and n < MAX_COUNT:
+                n += 1
+                at = self.next_after(at)
+            return n
+        offsets = [(h * 60 + m) * MINUTE for h in self.hours for m in self.minutes]
+        d1, r1 = divmod(first, DAY)
+        d2, r2 = divmod(last, DAY)
+        if d1 == d2:
+            inside = bisect_right(offsets, r2) - bisect_left(offsets, r1)
+            return inside if self.day_matches(d1) else 0
+        n = len(offsets) * self._days_matching(d1 + 1, d2)
+        if self.day_matches(d1):
+            n += len(offsets) - bisect_left(offsets, r1)
+        if self.day_matches(d2):
+            n += bisect_right(offsets, r2)
         return n
+
+    def _days_matching(self, start: int, stop: int) -> int:
+        """How many days in [start, stop) can hold an occurrence."""
+        if stop - start > CYCLE_DAYS:
+            if self._per_cycle < 0:
+                self._per_cycle = self._days_matching(0, CYCLE_DAYS)
+            cycles, rest = divmod(stop - start, CYCLE_DAYS)
+            start %= CYCLE_DAYS  # the same days, 400 years on or back
+            return cycles * self._per_cycle + self._days_matching(start, start + rest)
+        return sum(1 for d in range(start, stop) if self.day_matches(d))
 
     def _first_in_day(self, from_ms: int) -> int | None:
         h, m = divmod(from_ms // MINUTE, 60)
@@ -254,7 +284,8 @@ class Cron:
 
 @lru_cache(maxsize=8192)
 def _month_day(days: int) -> tuple[int, int]:
-    date = dt.date.fromordinal(_EPOCH + days)
+    # the calendar repeats every CYCLE_DAYS, so any day maps into the dates Python holds
+    date = dt.date.fromordinal(_EPOCH + days % CYCLE_DAYS)
     return date.month, date.day
 
 

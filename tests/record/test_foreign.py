@@ -96,7 +96,7 @@ def test_a_missing_object_is_damage_named_in_one_line(project: Path) -> None:
     repo = pygit2.Repository(str(project))
     ghost = raw_commit(repo, tree_of(repo, rows_tree(GOOD + "\n")), pygit2.Oid(hex="1" * 40))
     repo.references.create(RECORD_REF, ghost)
-    with pytest.raises(store.RecordError, match=f"{RECORD_REF}: 1111111111.* is missing"):
+    with pytest.raises(store.RecordError, match=f"{RECORD_REF}: commit 1111111111.* is missing"):
         Record.open(project).rows()
 
 

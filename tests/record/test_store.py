@@ -220,7 +220,7 @@ def test_a_damaged_ref_is_one_line_naming_it(record: Record, project: Path) -> N
         Record.open(project).rows()
     assert RECORD_REF in str(caught.value) and "\n" not in str(caught.value)
     _ref_file(project).write_text("1" * 40 + "\n")
-    with pytest.raises(RecordError, match=f"{RECORD_REF} is damaged: it points at 1111"):
+    with pytest.raises(RecordError, match=f"damaged: {RECORD_REF} points at 1111"):
         Record.open(project).rows()
 
 
