@@ -79,6 +79,7 @@ CODES: dict[str, str] = {
     "W0201": "unused import",
     "W0202": "unreachable statement",
     "W0203": "an expression statement whose value is never used",
+    "W0204": "a `let` or `for` variable that is never used",
 }
 
 

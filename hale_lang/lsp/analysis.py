@@ -93,6 +93,7 @@ class Genome:
         self._files: list[str] | None = None
         self.rechecked: list[str] = []  # the modules the last refresh checked
         self.edited: set[str] = set()  # modules edited, opened or closed since then
+        self.virtual: dict[str, str] = {}  # buffers with no file (`untitled:`): path -> URI
 
     # --- what the editor tells us ---------------------------------------------------
 
@@ -109,6 +110,10 @@ class Genome:
         if path.startswith(STD_PREFIX):
             return STDLIB_DIR / path[len(STD_PREFIX) :]
         return self.root / path
+
+    def uri(self, path: str) -> str:
+        """The URI the editor knows a module by."""
+        return self.virtual.get(path) or self.file(path).as_uri()
 
     def edit(self, path: str, text: str) -> None:
         """An open file's text (opened or changed); `refresh` takes it in."""

@@ -172,7 +172,7 @@ def policy_from_genome(root: Path | str) -> BudgetPolicy:
     Raises HaleError when the file does not build or run, and BudgetRefused
     when the policy it returns is not one the budget can keep."""
     from hale_lang.build import build
-    from stdlib.prelude import to_plain
+    from hale_lang.stdlib.prelude import to_plain
 
     program = build(root, [MODELS], bindings={})
     try:
