@@ -94,6 +94,7 @@ class Genome:
         self.rechecked: list[str] = []  # the modules the last refresh checked
         self.edited: set[str] = set()  # modules edited, opened or closed since then
         self.virtual: dict[str, str] = {}  # buffers with no file (`untitled:`): path -> URI
+        self.organization: dict[str, list[Diagnostic]] | None = None  # `admit`'s, by module
 
     # --- what the editor tells us ---------------------------------------------------
 
@@ -178,6 +179,21 @@ class Genome:
         edited, self.edited = self.edited, set()
         return {*self.rechecked, *shown, *self.broken, *gone, *edited}
 
+    def admit(self) -> set[str]:
+        """Run the organization's own admission on the genome as saved (the
+        catalog's refusals and the budget's, hale_runtime/catalog/admission.py:
+        Hale code of the genome runs, so only on open and save); the modules
+        whose diagnostics this changed. Without hale_runtime, nothing."""
+        try:
+            from hale_runtime.catalog.admission import organization_diagnostics
+        except ImportError:
+            return set()
+        before = self.organization or {}
+        self.organization = _by_module(organization_diagnostics(self.root))
+        return {
+            p for p in {*before, *self.organization} if before.get(p) != self.organization.get(p)
+        }
+
     # --- what the features read -----------------------------------------------------
 
     def text(self, path: str) -> str:
@@ -196,7 +212,8 @@ class Genome:
         if path in self.broken:
             return self.broken[path]
         checked = self.checked.get(path)
-        return self.loading.get(path, []) + (checked.diagnostics if checked else [])
+        found = self.loading.get(path, []) + (checked.diagnostics if checked else [])
+        return found + (self.organization or {}).get(path, [])
 
     def index(self, path: str) -> Index | None:
         checked = self.checked.get(path)

@@ -10,7 +10,12 @@ Every open, change, save or close of a document refreshes its genome and
 publishes the diagnostics of each module whose diagnostics may have changed
 (the edited module and its importers, anywhere in the genome, open or not).
 A diagnostic carries its code, its help line, the span of an earlier
-definition where it names one, and, for a "did you mean", a quick fix.
+definition where it names one, and, for a "did you mean", a quick fix (an
+unused variable's fix adds a `_`). On a genome's first open and on each
+save, the organization's own admission runs as well (the catalog's and the
+budget's refusals: Genome.admit). A buffer with no file (`untitled:`)
+joins the workspace's genome under `untitled/`. Rename, signature help and
+workspace symbols are edit.py's.
 """
 
 from __future__ import annotations
@@ -119,8 +124,13 @@ class HaleServer(LanguageServer):
 
     # --- diagnostics ------------------------------------------------------------------
 
-    def refresh(self, genome: Genome) -> None:
-        for path in sorted(genome.refresh()):
+    def refresh(self, genome: Genome, admit: bool = False) -> None:
+        """Publish what changed; with `admit` (a save, the genome's first
+        open), the organization's admission runs again too."""
+        changed = genome.refresh()
+        if admit or genome.organization is None:
+            changed |= genome.admit()
+        for path in sorted(changed):
             uri = genome.uri(path)
             diags = [self.diagnostic(genome, d) for d in genome.diagnostics(path) if d.span]
             self.text_document_publish_diagnostics(t.PublishDiagnosticsParams(uri, diags))
@@ -171,7 +181,7 @@ def did_save(ls: HaleServer, params: t.DidSaveTextDocumentParams) -> None:
     found = ls.locate(params.text_document.uri)
     if found is not None:
         found[0].files_changed()
-        ls.refresh(found[0])
+        ls.refresh(found[0], admit=True)
 
 
 @server.feature(t.TEXT_DOCUMENT_DID_CLOSE)
@@ -187,7 +197,7 @@ def did_close(ls: HaleServer, params: t.DidCloseTextDocumentParams) -> None:
 def files_changed(ls: HaleServer, params: t.DidChangeWatchedFilesParams) -> None:
     for genome in ls.genomes.values():
         genome.files_changed()
-        ls.refresh(genome)
+        ls.refresh(genome, admit=True)
 
 
 # --- reading ---------------------------------------------------------------------------

@@ -147,3 +147,51 @@ def test_a_byte_order_mark_is_no_error(served) -> None:
     text = "\ufefffn f() -> Int {\n    return 1;\n}\n"
     uri = client.open(root / "dna/org/bom.hl", text)
     assert client.diagnostics(uri) == []
+
+
+OWN = """\
+import "vendor/dna" as dna;
+
+fn own_workflows(catalog: dna::WorkflowCatalog) -> String {
+    let d = catalog.define("p", 1, "record record", "p");
+    let w = dna::WorkRequest { objective: "x", requires: "" };
+    let a = catalog.leaf("p", 1, 0, "Bad", w, 1);
+    return d + a;
+}
+"""
+
+
+def test_the_catalogs_and_the_budgets_refusals_stand_where_they_are(tmp_path) -> None:
+    import shutil
+
+    from lsp_client import LspClient
+    from lsp_genome import REPO
+
+    root = tmp_path / "org"
+    shutil.copytree(
+        REPO / "vendor/dna", root / "vendor/dna", ignore=shutil.ignore_patterns("templates")
+    )
+    shutil.copytree(REPO / "vendor/dna/templates/dna", root / "dna")
+    models = root / "dna/org/models.hl"
+    models.write_text(models.read_text().replace('window: "day"', 'window: "month"'))
+    (root / "dna/org/own_workflows.hl").write_text(OWN)
+    client = LspClient(root)
+    client.initialize(root)
+    try:
+        own_uri = client.open(root / "dna/org/own_workflows.hl")
+        models_uri = models.resolve().as_uri()
+        got = {}
+        while len(got) < 2:  # both modules are published, in either order
+            note = client.diagnostics(own_uri) if own_uri not in got else None
+            got[own_uri] = note if note is not None else got[own_uri]
+            got[models_uri] = client.diagnostics(models_uri)
+        (refused,) = got[own_uri]
+        assert refused["code"] == "E0601" and "`Bad`" in refused["message"]
+        assert refused["range"] == span_of(OWN, "catalog.leaf")
+        (budget,) = got[models_uri]
+        assert budget["code"] == "E0504" and "'month'" in budget["message"]
+        models.write_text(models.read_text().replace('"month"', '"day"'))
+        client.notify("textDocument/didSave", {"textDocument": {"uri": own_uri}})
+        assert client.diagnostics(models_uri) == []
+    finally:
+        assert client.close() == 0
