@@ -23,6 +23,8 @@ between nodes: treat them as read-only.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from . import nodes as n
 from .diagnostics import Diagnostic
 from .gc_pause import collector_paused
@@ -94,14 +96,18 @@ def check(program: LoadedProgram) -> list[Diagnostic]:
 
 
 def check_module(
-    module: n.Module, imports: dict[str, str], envs: dict[str, ModuleEnv]
+    module: n.Module,
+    imports: dict[str, str],
+    envs: dict[str, ModuleEnv],
+    depth: Callable[[n.Module], list[Diagnostic]] = depth_errors,
 ) -> list[Diagnostic]:
     """Check one module whose imports are already in `envs` (alias ->
     module path in `imports`); files its table as `envs[module.path]` and
     returns its diagnostics by position. A language server re-checks an
-    edited module and its importers this way, keeping the others' tables."""
+    edited module and its importers this way, keeping the others' tables
+    (and may give `depth`, limits.depth_errors that remembers its items)."""
     with headroom():
-        diags = depth_errors(module)
+        diags = depth(module)
         too_deep = {d.span for d in diags}
         env = declare(module, imports, envs, diags)
         resolve_signatures(env)

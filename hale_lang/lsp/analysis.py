@@ -19,8 +19,9 @@ the standard library). `refresh` brings it up to date after an edit:
    check. A dropped module's table goes first, so its importers see a
    failed import, which is silent as in `hale check`.
 
-An edit inside a body thus costs one parse and one check of the edited
-module; an edit to a signature adds a check of each module that imports
+When only function bodies changed (their headers alike), only those
+bodies are checked again (incremental.py). An edit inside a body thus
+costs one parse of the edited item and one check of its body; an edit to a signature adds a check of each module that imports
 it, directly or not (a build system's early cutoff, at the first step).
 
 A buffer that does not parse is not handed to the loader: the genome goes
@@ -40,9 +41,11 @@ from .. import nodes as n
 from ..cache import ParseCache
 from ..checker import check_module
 from ..diagnostics import Diagnostic, HaleError
+from ..limits import item_error
 from ..loader import STD_PREFIX, STDLIB_DIR, Loader
 from ..resolver import ModuleEnv
 from ..roots import hl_files
+from .incremental import recheck_bodies
 from .index import Index
 from .reparse import Reparser
 
@@ -95,6 +98,7 @@ class Genome:
         self.edited: set[str] = set()  # modules edited, opened or closed since then
         self.virtual: dict[str, str] = {}  # buffers with no file (`untitled:`): path -> URI
         self.organization: dict[str, list[Diagnostic]] | None = None  # `admit`'s, by module
+        self._depths: dict[int, tuple] = {}  # id(item) -> (item, its span, its depth error)
 
     # --- what the editor tells us ---------------------------------------------------
 
@@ -165,7 +169,15 @@ class Genome:
             upstream = not moved.isdisjoint(imports.values())
             if fresh and not upstream:
                 continue
-            diags = check_module(module, imports, self.envs)
+            if old is not None and not upstream and self.imports.get(path) == imports:
+                # only bodies changed, headers alike: check those bodies (incremental.py)
+                text = program.texts[path]
+                diags = recheck_bodies(old.module, old.text, old.diagnostics, old.env, module, text)
+                if diags is not None:
+                    self.checked[path] = Checked(module, text, old.env, diags, old.interface)
+                    self.rechecked.append(path)
+                    continue
+            diags = check_module(module, imports, self.envs, self._depth_errors)
             env = self.envs[path]
             self.checked[path] = Checked(module, program.texts[path], env, diags, interface(env))
             self.rechecked.append(path)
@@ -193,6 +205,22 @@ class Genome:
         return {
             p for p in {*before, *self.organization} if before.get(p) != self.organization.get(p)
         }
+
+    def _depth_errors(self, module: n.Module) -> list[Diagnostic]:
+        """limits.depth_errors, remembered for each item while it is the same
+        object at the same place (an item moved by reparse.py is walked again)."""
+        out, kept = [], {}
+        for item in module.items:
+            hit = self._depths.get(id(item))
+            if hit is None or hit[0] is not item or hit[1] != item.span:
+                hit = (item, item.span, item_error(item))
+            kept[id(item)] = hit
+            if hit[2] is not None:
+                out.append(hit[2])
+        self._depths.update(kept)
+        if len(self._depths) > 4 * len(kept) + 10_000:  # drop items long gone
+            self._depths = kept
+        return out
 
     # --- what the features read -----------------------------------------------------
 
