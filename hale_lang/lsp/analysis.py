@@ -34,7 +34,7 @@ position index (index.py) is built when first asked for after each check.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import nodes as n
@@ -45,7 +45,8 @@ from ..limits import item_error
 from ..loader import STD_PREFIX, STDLIB_DIR, Loader
 from ..resolver import ModuleEnv
 from ..roots import hl_files
-from .incremental import recheck_bodies
+from .deps import Moved, Reads, Recording, changed, hits, whole
+from .incremental import recheck_bodies, recheck_fns
 from .index import Index
 from .reparse import Reparser
 
@@ -77,6 +78,7 @@ class Checked:
     env: ModuleEnv
     diagnostics: list[Diagnostic]
     interface: tuple  # what its importers can see of it (`interface`)
+    reads: Reads = field(default_factory=dict)  # what its check read of other tables
     index: Index | None = None
 
 
@@ -98,6 +100,7 @@ class Genome:
         self.edited: set[str] = set()  # modules edited, opened or closed since then
         self.virtual: dict[str, str] = {}  # buffers with no file (`untitled:`): path -> URI
         self.organization: dict[str, list[Diagnostic]] | None = None  # `admit`'s, by module
+        self.recording = Recording(self.envs)  # the tables, as checks read them (deps.py)
         self._depths: dict[int, tuple] = {}  # id(item) -> (item, its span, its depth error)
 
     # --- what the editor tells us ---------------------------------------------------
@@ -157,32 +160,54 @@ class Genome:
         """Load and check what changed; the modules whose diagnostics may differ."""
         program = Loader(self.root, self.trees, self.buffers).load(*self.entries())
         before = set(self.checked) | set(self.loading)
-        moved = set(self.checked) - set(program.modules)  # dropped: their tables go first
-        for path in moved:
+        # module -> the names of its table that changed (deps.WHOLE: all of them)
+        moved: Moved = {p: whole() for p in set(self.checked) - set(program.modules)}
+        for path in moved:  # dropped: their tables go first
             del self.checked[path]
             self.envs.pop(path, None)
         self.rechecked = []
         for path, module in program.modules.items():  # imports first
             imports = program.imports.get(path, {})
             old = self.checked.get(path)
-            fresh = old is not None and old.module is module and self.imports.get(path) == imports
-            upstream = not moved.isdisjoint(imports.values())
-            if fresh and not upstream:
-                continue
-            if old is not None and not upstream and self.imports.get(path) == imports:
+            alike = old is not None and self.imports.get(path) == imports
+            hit = hits(old.reads, moved) if alike and moved else set()
+            if alike and old.module is module:
+                if not hit:
+                    continue  # nothing it read moved
+                if "<header>" not in hit and "<const>" not in hit:
+                    diags = recheck_fns(old.env, hit, old.diagnostics, self.recording, old.reads)
+                    if diags is not None:
+                        old.diagnostics, old.index = diags, None
+                        self.rechecked.append(path)
+                        continue
+            elif alike and not hit:
                 # only bodies changed, headers alike: check those bodies (incremental.py)
                 text = program.texts[path]
-                diags = recheck_bodies(old.module, old.text, old.diagnostics, old.env, module, text)
+                diags = recheck_bodies(
+                    old.module,
+                    old.text,
+                    old.diagnostics,
+                    old.env,
+                    module,
+                    text,
+                    self.recording,
+                    old.reads,
+                )
                 if diags is not None:
-                    self.checked[path] = Checked(module, text, old.env, diags, old.interface)
+                    new = Checked(module, text, old.env, diags, old.interface, old.reads)
+                    self.checked[path] = new
                     self.rechecked.append(path)
                     continue
-            diags = check_module(module, imports, self.envs, self._depth_errors)
+            rec = self.recording
+            reads = rec.start()
+            diags = check_module(module, imports, rec, self._depth_errors, rec.reading)
             env = self.envs[path]
-            self.checked[path] = Checked(module, program.texts[path], env, diags, interface(env))
+            new = Checked(module, program.texts[path], env, diags, interface(env), reads)
+            self.checked[path] = new
             self.rechecked.append(path)
-            if upstream or old is None or old.interface != self.checked[path].interface:
-                moved.add(path)  # its importers may reach the types that moved through it
+            names = whole() if old is None else changed(old.interface, new.interface)
+            if names[0]:
+                moved[path] = names  # what its importers read of it, directly or not
         self.imports = program.imports
         loading = _by_module(program.diagnostics)
         shown = {p for p in {*loading, *self.loading} if loading.get(p) != self.loading.get(p)}

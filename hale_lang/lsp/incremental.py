@@ -29,6 +29,7 @@ from ..diagnostics import Diagnostic
 from ..limits import depth_errors, headroom
 from ..resolver import ModuleEnv
 from ..typecheck import BodyChecker
+from .deps import Reads, Recording
 from .reparse import _NOISE
 
 _ALIAS_USE = re.compile(r"(?<![A-Za-z0-9_])([A-Za-z_][A-Za-z0-9_]*)\s*::")
@@ -41,6 +42,8 @@ def recheck_bodies(
     env: ModuleEnv,
     module: n.Module,
     text: str,
+    rec: Recording | None = None,
+    reads: Reads | None = None,
 ) -> list[Diagnostic] | None:
     """The module's diagnostics after checking only its changed bodies, or
     None when the whole module must be checked (see the module docstring)."""
@@ -61,21 +64,56 @@ def recheck_bodies(
     for _, y in changed:
         if depth_errors(n.Module(module.path, [y])):
             return None
-    gone = [(x.body.span, x.name_span) for x, _ in changed]
+    return _recheck(env, changed, old_diags, rec, reads)
+
+
+def recheck_fns(
+    env: ModuleEnv,
+    names: set[str],
+    old_diags: list[Diagnostic],
+    rec: Recording | None = None,
+    reads: Reads | None = None,
+) -> list[Diagnostic] | None:
+    """The module's diagnostics after checking again the bodies of the fns
+    `names` as they are (what they read elsewhere changed: deps.py), or None
+    when one of them is not a fn."""
+    pairs = []
+    for name in sorted(names):
+        sym = env.items.get(name)
+        if sym is None or sym.kind != "fn":
+            return None
+        pairs.append((sym.node, sym.node))
+    return _recheck(env, pairs, old_diags, rec, reads)
+
+
+def _recheck(
+    env: ModuleEnv,
+    pairs: list[tuple[n.FnDecl, n.FnDecl]],
+    old_diags: list[Diagnostic],
+    rec: Recording | None,
+    reads: Reads | None,
+) -> list[Diagnostic] | None:
+    """Check each pair's new body in the old one's place (see the docstring)."""
+    for x, y in pairs:
+        sym = env.items.get(y.name)
+        if sym is None or sym.node is not x:
+            return None
+    gone = [(x.body.span, x.name_span) for x, _ in pairs]
     kept = [d for d in old_diags if not _from_body(d, gone)]
     saved, env.diags = env.diags, []
     try:
         with headroom():
             checker = BodyChecker(env)
-            for x, y in changed:
-                sym = env.items.get(y.name)
-                if sym is None or sym.node is not x:
-                    return None
+            for x, y in pairs:
+                sym = env.items[y.name]
                 for p, q in zip(x.params, y.params, strict=True):
                     _copy_types(p.type, q.type)
                 if x.ret is not None:
                     _copy_types(x.ret, y.ret)
                 sym.node = y
+                if rec is not None and reads is not None:
+                    rec.reads, rec.current = reads, y.name
+                    reads[y.name] = set()
                 checker.check_fn(sym)
         fresh = env.diags
     finally:

@@ -46,3 +46,53 @@ def test_a_body_edit_gives_the_diagnostics_of_a_check_from_scratch(
     assert [(d.code, d.span, d.message) for d in mine] == scratch
     if "\n" not in new:
         assert used and all(r is not None for r in used)  # only the body was checked
+
+
+MID = """\
+import "dna/org/lib" as lib;
+
+fn make() -> lib::Tally {
+    return lib::Tally { key: "k", count: 1 };
+}
+
+fn other() -> Int {
+    return 2;
+}
+"""
+FAR = """\
+import "dna/org/mid" as mid;
+
+fn n() -> Int {
+    return mid::make().count + 1;
+}
+
+fn m() -> Int {
+    return mid::other();
+}
+"""
+
+
+def test_a_changed_field_rechecks_what_reads_it_even_through_another_module(
+    genome: Path,
+) -> None:
+    (genome / "dna/org/mid.hl").write_text(MID)
+    (genome / "dna/org/far.hl").write_text(FAR)
+    g = Genome(genome)
+    g.refresh()
+    assert g.diagnostics("dna/org/far.hl") == []
+    lib = (genome / "dna/org/lib.hl").read_text()
+    changed = lib.replace("count: Int", "count: String")
+    g.edit("dna/org/lib.hl", changed)
+    g.refresh()
+    far = [d.code for d in g.diagnostics("dna/org/far.hl")]
+    assert far == ["E0305"]  # `String + Int`, though far.hl never names lib
+    assert "dna/org/far.hl" in g.rechecked
+    (genome / "dna/org/lib.hl").write_text(changed)
+    entries = ["dna/org/lib.hl", "dna/org/main.hl", "dna/org/mid.hl", "dna/org/far.hl"]
+    program = Loader(genome).load(*entries)
+    scratch = [(d.code, d.span, d.message) for d in check(program)]
+    mine = [(d.code, d.span, d.message) for p in entries for d in g.diagnostics(p)]
+    assert sorted(mine, key=str) == sorted(scratch, key=str)
+    g.edit("dna/org/lib.hl", lib)
+    g.refresh()
+    assert g.diagnostics("dna/org/far.hl") == [] and g.diagnostics("dna/org/mid.hl") == []
