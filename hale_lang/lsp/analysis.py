@@ -206,7 +206,7 @@ class Genome:
             self.checked[path] = new
             self.rechecked.append(path)
             names = whole() if old is None else changed(old.interface, new.interface)
-            if names[0]:
+            if names[0] or names[1]:
                 moved[path] = names  # what its importers read of it, directly or not
         self.imports = program.imports
         loading = _by_module(program.diagnostics)

@@ -30,23 +30,31 @@ WHOLE = "*"
 
 
 class _Items:
-    """A table's items, noting each one read."""
+    """A table's items (or an item's members, `owner` set), noting each one read."""
 
-    __slots__ = ("_items", "_module", "_rec")
+    __slots__ = ("_items", "_module", "_rec", "_owner")
 
-    def __init__(self, items: dict, module: str, rec: Recording):
-        self._items, self._module, self._rec = items, module, rec
+    def __init__(self, items: dict, module: str, rec: Recording, owner: str = ""):
+        self._items, self._module, self._rec, self._owner = items, module, rec, owner
 
     def _note(self, name: str) -> None:
+        if self._owner:
+            name = f"{self._owner}.{name}"
         self._rec.reads.setdefault(self._rec.current, set()).add((self._module, name))
+
+    def _view(self, found: Any) -> Any:
+        if self._owner or found is None or not hasattr(found, "fields"):
+            return found
+        return _Sym(found, self._module, self._rec)
 
     def __getitem__(self, name: str) -> Any:
         self._note(name)
-        return self._items[name]
+        return self._view(self._items[name])
 
     def get(self, name: str, default: Any = None) -> Any:
         self._note(name)
-        return self._items.get(name, default)
+        found = self._items.get(name)
+        return default if found is None else self._view(found)
 
     def __contains__(self, name: object) -> bool:
         self._note(str(name))
@@ -71,6 +79,20 @@ class _Items:
     def items(self):
         self._note(WHOLE)
         return self._items.items()
+
+
+class _Sym:
+    """Another module's item as a check sees it: its members noted one by
+    one (`Slot.due`), all of them when listed (`Slot.*`)."""
+
+    __slots__ = ("_sym", "fields")
+
+    def __init__(self, sym: Any, module: str, rec: Recording):
+        self._sym = sym
+        self.fields = _Items(sym.fields, module, rec, sym.name)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._sym, name)
 
 
 class _Env:
@@ -120,37 +142,56 @@ class Recording:
         return self.envs.pop(path, default)
 
 
-Moved = dict[str, tuple[set[str], set[str]]]  # module -> (names changed, of them beyond members)
+Moved = dict[str, tuple[set[str], set[str]]]  # module -> (members moved, items moved)
 
 
 def changed(old: tuple, new: tuple) -> tuple[set[str], set[str]]:
-    """The item names whose entries differ between two interfaces
-    (analysis.interface), and those of them that differ in more than their
-    members (a struct's fields, a host type's methods): what a signature
-    naming the item can see, since resolving a written type reads only an
-    item's kind."""
+    """What moved between two interfaces (analysis.interface): the members
+    (`Slot.late`: a struct's field, a host type's method) that differ, of
+    items alike otherwise, and the items that differ in more (kind, type,
+    parameters, result), appeared or went."""
     a = {entry[0]: entry for entry in old}
     b = {entry[0]: entry for entry in new}
-    names = {name for name in a.keys() | b.keys() if a.get(name) != b.get(name)}
-    core = {name for name in names if (a.get(name) or ())[:5] != (b.get(name) or ())[:5]}
-    return names, core
+    members, items = set(), set()
+    for name in a.keys() | b.keys():
+        x, y = a.get(name), b.get(name)
+        if x == y:
+            continue
+        if x is None or y is None or x[:5] != y[:5]:
+            items.add(name)
+            continue
+        mx, my = {m[0]: m for m in x[5]}, {m[0]: m for m in y[5]}
+        members |= {f"{name}.{m}" for m in mx.keys() | my.keys() if mx.get(m) != my.get(m)}
+    return members, items
 
 
 def whole() -> tuple[set[str], set[str]]:
-    return {WHOLE}, {WHOLE}
+    return set(), {WHOLE}
 
 
 def hits(reads: Reads, moved: Moved) -> set[str]:
-    """The items whose recorded reads touch a moved name (the signatures,
-    `<header>`, only a name moved beyond its members)."""
+    """The items whose recorded reads touch what moved: an item read (its
+    kind, type or signature) that moved; a member read that moved; every
+    member listed (`Slot.*`) when any moved; a whole table listed when
+    anything in it moved."""
     out = set()
     for item, found in reads.items():
         for module, name in found:
             entry = moved.get(module)
-            if entry is None:
-                continue
-            names = entry[1] if item == "<header>" else entry[0]
-            if names and (name in names or WHOLE in names or name == WHOLE):
+            if entry is not None and _touches(name, *entry):
                 out.add(item)
                 break
     return out
+
+
+def _touches(name: str, members: set[str], items: set[str]) -> bool:
+    if WHOLE in items or name == WHOLE:
+        return True
+    owner, dot, member = name.partition(".")
+    if owner in items:
+        return True
+    if not dot:
+        return False
+    if member == WHOLE:
+        return any(m.startswith(owner + ".") for m in members)
+    return name in members
