@@ -96,3 +96,22 @@ def test_a_changed_field_rechecks_what_reads_it_even_through_another_module(
     g.edit("dna/org/lib.hl", lib)
     g.refresh()
     assert g.diagnostics("dna/org/far.hl") == [] and g.diagnostics("dna/org/mid.hl") == []
+
+
+def test_a_field_added_reaches_the_literals_and_nothing_else(genome: Path) -> None:
+    (genome / "dna/org/mid.hl").write_text(MID)
+    (genome / "dna/org/far.hl").write_text(FAR)
+    g = Genome(genome)
+    g.refresh()
+    lib = (genome / "dna/org/lib.hl").read_text()
+    changed = lib.replace("count: Int,", "count: Int,\n    late: Int,")
+    g.edit("dna/org/lib.hl", changed)
+    g.refresh()
+    # the literals in main.hl and mid.hl list every field; far.hl reads `count` only
+    assert "dna/org/far.hl" not in g.rechecked
+    (genome / "dna/org/lib.hl").write_text(changed)
+    entries = ["dna/org/lib.hl", "dna/org/main.hl", "dna/org/mid.hl", "dna/org/far.hl"]
+    scratch = [(d.code, d.span, d.message) for d in check(Loader(genome).load(*entries))]
+    mine = [(d.code, d.span, d.message) for p in entries for d in g.diagnostics(p)]
+    assert sorted(mine, key=str) == sorted(scratch, key=str)
+    assert {d[1].path for d in scratch} == {"dna/org/main.hl", "dna/org/mid.hl"}
