@@ -101,7 +101,7 @@ class Adapter:
                 continue
             try:
                 handler(req, req.get("arguments") or {})
-            except (LaunchRefused, ValueError) as e:
+            except (LaunchRefused, ValueError, KeyError, TypeError) as e:  # a bad request
                 self.respond(req, error=str(e))
         return 0
 
@@ -127,13 +127,15 @@ class Adapter:
         file = Path(path) if Path(path).is_absolute() else cwd / path
         self.root = genome_root(file).resolve()
         target = f"{file.resolve().relative_to(self.root).as_posix()}:{fn}"
-        texts = [a if isinstance(a, str) else json.dumps(a) for a in args.get("args") or []]
+        texts = [
+            json.dumps(a) for a in args.get("args") or []
+        ]  # JSON values, as launch.json holds them
         from hale_lang.diagnostics import HaleError
 
         try:
             self.trace = record_fn(self.root, target, texts)
         except HaleError as e:
-            raise LaunchRefused(f"{program} does not build: {e}") from None
+            raise LaunchRefused(f"{program}: {e}") from None
         self.stop_on_entry = bool(args.get("stopOnEntry", False))
         self.stepper = Stepper(self.trace, self._marks())
         self.respond(req)
