@@ -12,6 +12,6 @@ from setuptools import find_packages, setup
 MAPPED = {"hale_lang.grammar": "grammar", "hale_runtime.vendor": "vendor"}
 
 setup(
-    packages=find_packages(include=["hale_lang*", "hale_runtime*", "stdlib*"]) + list(MAPPED),
+    packages=find_packages(include=["hale_lang*", "hale_runtime*"]) + list(MAPPED),
     package_dir=MAPPED,
 )

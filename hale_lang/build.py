@@ -239,7 +239,7 @@ def _read(key: str, root: Path) -> Compiled | None:
 def _read_module(root: Path, path: str) -> str | None:
     file = module_file(root, path)
     try:
-        return file.read_text(encoding="utf-8") if file is not None else None
+        return file.read_text(encoding="utf-8-sig") if file is not None else None
     except (OSError, UnicodeDecodeError):
         return None
 

@@ -10,7 +10,7 @@ mistakes, and has type `ERROR`.
 
 from __future__ import annotations
 
-from stdlib.prelude import MUTATING
+from hale_lang.stdlib.prelude import MUTATING
 
 from . import nodes as n
 from .diagnostics import did_you_mean
@@ -28,6 +28,7 @@ class CallChecker:
             name = f.name
             lt = self.locals.get(name)
             if lt is not None:
+                self.unread.pop(name, None)
                 f.ref, f.ty = self.local_ref(name), lt
                 message = f"`{name}` is a variable of type `{lt}`, not a function"
                 return self._not_callable(e, message)

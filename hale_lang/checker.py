@@ -23,12 +23,14 @@ between nodes: treat them as read-only.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from . import nodes as n
 from .diagnostics import Diagnostic
 from .gc_pause import collector_paused
 from .limits import depth_errors, headroom
 from .loader import LoadedProgram
-from .resolver import ModuleEnv, declare, resolve_signatures
+from .resolver import ModuleEnv, Sym, declare, resolve_signatures
 from .typecheck import BodyChecker
 from .types import ERROR
 
@@ -79,6 +81,7 @@ CODES: dict[str, str] = {
     "W0201": "unused import",
     "W0202": "unreachable statement",
     "W0203": "an expression statement whose value is never used",
+    "W0204": "a `let` or `for` variable that is never used",
 }
 
 
@@ -93,24 +96,30 @@ def check(program: LoadedProgram) -> list[Diagnostic]:
 
 
 def check_module(
-    module: n.Module, imports: dict[str, str], envs: dict[str, ModuleEnv]
+    module: n.Module,
+    imports: dict[str, str],
+    envs: dict[str, ModuleEnv],
+    depth: Callable[[n.Module], list[Diagnostic]] = depth_errors,
+    on_item: Callable[[Sym], None] | None = None,
 ) -> list[Diagnostic]:
     """Check one module whose imports are already in `envs` (alias ->
     module path in `imports`); files its table as `envs[module.path]` and
     returns its diagnostics by position. A language server re-checks an
-    edited module and its importers this way, keeping the others' tables."""
+    edited module and its importers this way, keeping the others' tables
+    (and may give `depth`, limits.depth_errors that remembers its items, and
+    `on_item`, told of each const and fn before its check)."""
     with headroom():
-        diags = depth_errors(module)
+        diags = depth(module)
         too_deep = {d.span for d in diags}
         env = declare(module, imports, envs, diags)
         resolve_signatures(env)
-        _check_bodies(env, too_deep)
+        _check_bodies(env, too_deep, on_item)
         _unused_imports(env)
     diags.sort(key=_position)
     return diags
 
 
-def _check_bodies(env: ModuleEnv, too_deep: set) -> None:
+def _check_bodies(env: ModuleEnv, too_deep: set, on_item=None) -> None:
     checker = BodyChecker(env)
     syms = [s for s in env.items.values() if not _inside(s.node, too_deep)]
     for sym in env.items.values():
@@ -118,9 +127,13 @@ def _check_bodies(env: ModuleEnv, too_deep: set) -> None:
             sym.type = ERROR
     for sym in syms:
         if sym.kind == "const":
+            if on_item is not None:
+                on_item(sym)
             checker.check_const(sym)
     for sym in syms:
         if sym.kind == "fn":
+            if on_item is not None:
+                on_item(sym)
             checker.check_fn(sym)
 
 

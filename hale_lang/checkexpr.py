@@ -102,6 +102,8 @@ class ExprChecker(CallChecker):
         name = e.name
         t = self.locals.get(name)
         if t is not None:
+            if name in self.unread:
+                del self.unread[name]
             e.ref = self.local_ref(name)
             e.ty = t
             return t

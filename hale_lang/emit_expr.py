@@ -19,7 +19,7 @@ import re
 import tokenize
 from typing import TYPE_CHECKING
 
-from stdlib.prelude import natives_named
+from hale_lang.stdlib.prelude import natives_named
 
 from . import nodes as n
 from .diagnostics import Span

@@ -33,7 +33,7 @@ from pygments.token import (
     Whitespace,
 )
 
-from stdlib.prelude import NATIVES
+from hale_lang.stdlib.prelude import NATIVES
 
 NAMESPACE = ("import", "as")
 DECLARATIONS = ("const", "let", "host", "fn", "struct", "type")

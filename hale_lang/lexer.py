@@ -69,6 +69,8 @@ class HaleLexer(Lexer):
         literals, keywords = self.literals, self.keywords
         str_new = str.__new__
         pos, line, line_start, stop, last = 0, 1, 0, len(text), None
+        if text.startswith("\ufeff"):  # a UTF-8 byte order mark: not a token, still column 1
+            pos = 1
         spaced, find = self.spaced.match, text.find
         next_nl = find("\n")
         next_nl = stop if next_nl < 0 else next_nl

@@ -56,6 +56,11 @@ def depth_errors(module: n.Module) -> list[Diagnostic]:
     return out
 
 
+def item_error(item: n.Item) -> Diagnostic | None:
+    """The depth diagnostic of one item, if it nests past a limit."""
+    return _item_error(item)
+
+
 def _item_error(item: n.Item) -> Diagnostic | None:
     types: list[n.TypeRef | None] = []
     exprs: list[n.Expr] = []

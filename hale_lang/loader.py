@@ -132,7 +132,7 @@ class Loader:
         try:
             if file is None:
                 raise FileNotFoundError(path)
-            return file.read_text(encoding="utf-8")
+            return file.read_text(encoding="utf-8-sig")  # a byte order mark is dropped
         except (OSError, UnicodeDecodeError) as e:
             span = via.span if via is not None else None
             reason = "is not UTF-8" if isinstance(e, UnicodeDecodeError) else "cannot be read"

@@ -98,6 +98,14 @@ class Messages:
             "declare what it returns: `-> T`, or write `return;`",
         )
 
+    def unused_variable(self, name: str, span: Span) -> None:
+        self.warn(
+            "W0204",
+            f"unused variable `{name}`",
+            span,
+            f"if this is intentional, prefix it with an underscore: `_{name}`",
+        )
+
     def unused_value(self, span: Span) -> None:
         self.warn(
             "W0203",

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from stdlib.prelude import NATIVES
+from hale_lang.stdlib.prelude import NATIVES
 
 from . import nodes as n
 from .resolver import contains_host

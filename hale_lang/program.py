@@ -20,7 +20,7 @@ import sys
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from stdlib.prelude import StructValue
+from hale_lang.stdlib.prelude import StructValue
 
 from . import meter
 from .compiler import Emitted, FnMeta, HostMeta, ModuleArtifact, StructMeta, filename

@@ -1,7 +1,7 @@
 """The toolchain's own files, found as package resources.
 
 The grammar ships inside `hale_lang.grammar` and the standard library's
-modules inside `stdlib`. setup.py maps the checkout's top-level `grammar/`
+modules inside `hale_lang.stdlib`. setup.py maps the checkout's top-level `grammar/`
 folder into its package, so the same lookup finds the files in an installed
 wheel and in an editable checkout. pip always installs a wheel unpacked, so
 a resource is a real folder: the loader tests files with `is_file` and Lark
@@ -27,4 +27,4 @@ def grammar_file() -> Path:
 
 
 def stdlib_dir() -> Path:
-    return package_dir("stdlib")
+    return package_dir("hale_lang.stdlib")

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from itertools import compress
 from typing import Any
 
-from stdlib.prelude import NATIVES, StructValue, to_plain
+from hale_lang.stdlib.prelude import NATIVES, StructValue, to_plain
 
 from . import meter
 from .diagnostics import Diagnostic, Fault, Frame, Span

@@ -35,6 +35,8 @@ class BodyChecker(ExprChecker):
         self.msg = Messages(env.diags)
         self.locals: dict[str, Type] = {}
         self.scope: list[str] = []  # names declared by the innermost open block
+        self.unread: dict[str, Span] = {}  # `let`/`for` variables not yet used: W0204
+        self.unused: list[tuple[str, Span]] = []  # those whose block closed unused
         self.loops: list[bool] = []  # per open loop: has it a `break`?
         self.ret: Type = VOID
         self._local_refs: dict[str, n.Ref] = {}
@@ -55,7 +57,7 @@ class BodyChecker(ExprChecker):
 
     def check_const(self, sym: Sym) -> None:
         node: n.Const = sym.node
-        self.locals, self.scope, self.loops = {}, [], []
+        self.locals, self.scope, self.loops, self.unread = {}, [], [], {}
         declared = self.env.resolve_type(node.type) if node.type is not None else None
         t = self.value(node.value, declared)
         if declared is not None:
@@ -65,11 +67,17 @@ class BodyChecker(ExprChecker):
 
     def check_fn(self, sym: Sym) -> None:
         node: n.FnDecl = sym.node
-        self.locals, self.scope, self.loops = {}, [], []
+        self.locals, self.scope, self.loops, self.unread = {}, [], [], {}
         self.ret = sym.ret
         for p, t in zip(node.params, sym.params, strict=True):
             self.locals.setdefault(p.name, t)
+        diags, first = self.env.diags, len(self.env.diags)
+        self.unused = []
         flow = self.block(node.body)
+        # unused variables, as rustc's lint, only in a function that checks cleanly
+        if self.unused and not any(d.is_error for d in diags[first:]):
+            for name, span in self.unused:
+                self.msg.unused_variable(name, span)
         if flow == FALLS and sym.ret is not VOID and sym.ret is not ERROR:
             self.msg.missing_return(node.name, sym.ret, node.name_span)
 
@@ -86,9 +94,11 @@ class BodyChecker(ExprChecker):
             f = stmt[s.__class__](s)
             if not flow:
                 flow = f
-        loc = self.locals
+        loc, unread = self.locals, self.unread
         for name in self.scope:
             del loc[name]
+            if name in unread:
+                self.unused.append((name, unread.pop(name)))
         self.scope = outer
         return flow
 
@@ -101,6 +111,8 @@ class BodyChecker(ExprChecker):
         self.locals[name] = t
         self.scope.append(name)
         self.env.bindings[span] = t
+        if name[0] != "_":
+            self.unread[name] = span
 
     def _let(self, s: n.Let) -> int:
         if s.type is not None:
@@ -177,6 +189,8 @@ class BodyChecker(ExprChecker):
         self.loops.pop()
         for name in self.scope:
             del self.locals[name]
+            if name in self.unread:
+                self.unused.append((name, self.unread.pop(name)))
         self.scope = outer
         return FALLS
 

@@ -19,8 +19,9 @@ the standard library). `refresh` brings it up to date after an edit:
    check. A dropped module's table goes first, so its importers see a
    failed import, which is silent as in `hale check`.
 
-An edit inside a body thus costs one parse and one check of the edited
-module; an edit to a signature adds a check of each module that imports
+When only function bodies changed (their headers alike), only those
+bodies are checked again (incremental.py). An edit inside a body thus
+costs one parse of the edited item and one check of its body; an edit to a signature adds a check of each module that imports
 it, directly or not (a build system's early cutoff, at the first step).
 
 A buffer that does not parse is not handed to the loader: the genome goes
@@ -33,16 +34,19 @@ position index (index.py) is built when first asked for after each check.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import nodes as n
 from ..cache import ParseCache
 from ..checker import check_module
 from ..diagnostics import Diagnostic, HaleError
+from ..limits import item_error
 from ..loader import STD_PREFIX, STDLIB_DIR, Loader
 from ..resolver import ModuleEnv
 from ..roots import hl_files
+from .deps import Moved, Reads, Recording, changed, hits, whole
+from .incremental import recheck_bodies, recheck_fns
 from .index import Index
 from .reparse import Reparser
 
@@ -74,6 +78,7 @@ class Checked:
     env: ModuleEnv
     diagnostics: list[Diagnostic]
     interface: tuple  # what its importers can see of it (`interface`)
+    reads: Reads = field(default_factory=dict)  # what its check read of other tables
     index: Index | None = None
 
 
@@ -93,6 +98,10 @@ class Genome:
         self._files: list[str] | None = None
         self.rechecked: list[str] = []  # the modules the last refresh checked
         self.edited: set[str] = set()  # modules edited, opened or closed since then
+        self.virtual: dict[str, str] = {}  # buffers with no file (`untitled:`): path -> URI
+        self.organization: dict[str, list[Diagnostic]] | None = None  # `admit`'s, by module
+        self.recording = Recording(self.envs)  # the tables, as checks read them (deps.py)
+        self._depths: dict[int, tuple] = {}  # id(item) -> (item, its span, its depth error)
 
     # --- what the editor tells us ---------------------------------------------------
 
@@ -109,6 +118,10 @@ class Genome:
         if path.startswith(STD_PREFIX):
             return STDLIB_DIR / path[len(STD_PREFIX) :]
         return self.root / path
+
+    def uri(self, path: str) -> str:
+        """The URI the editor knows a module by."""
+        return self.virtual.get(path) or self.file(path).as_uri()
 
     def edit(self, path: str, text: str) -> None:
         """An open file's text (opened or changed); `refresh` takes it in."""
@@ -147,24 +160,54 @@ class Genome:
         """Load and check what changed; the modules whose diagnostics may differ."""
         program = Loader(self.root, self.trees, self.buffers).load(*self.entries())
         before = set(self.checked) | set(self.loading)
-        moved = set(self.checked) - set(program.modules)  # dropped: their tables go first
-        for path in moved:
+        # module -> the names of its table that changed (deps.WHOLE: all of them)
+        moved: Moved = {p: whole() for p in set(self.checked) - set(program.modules)}
+        for path in moved:  # dropped: their tables go first
             del self.checked[path]
             self.envs.pop(path, None)
         self.rechecked = []
         for path, module in program.modules.items():  # imports first
             imports = program.imports.get(path, {})
             old = self.checked.get(path)
-            fresh = old is not None and old.module is module and self.imports.get(path) == imports
-            upstream = not moved.isdisjoint(imports.values())
-            if fresh and not upstream:
-                continue
-            diags = check_module(module, imports, self.envs)
+            alike = old is not None and self.imports.get(path) == imports
+            hit = hits(old.reads, moved) if alike and moved else set()
+            if alike and old.module is module:
+                if not hit:
+                    continue  # nothing it read moved
+                if "<header>" not in hit and "<const>" not in hit:
+                    diags = recheck_fns(old.env, hit, old.diagnostics, self.recording, old.reads)
+                    if diags is not None:
+                        old.diagnostics, old.index = diags, None
+                        self.rechecked.append(path)
+                        continue
+            elif alike and not hit:
+                # only bodies changed, headers alike: check those bodies (incremental.py)
+                text = program.texts[path]
+                diags = recheck_bodies(
+                    old.module,
+                    old.text,
+                    old.diagnostics,
+                    old.env,
+                    module,
+                    text,
+                    self.recording,
+                    old.reads,
+                )
+                if diags is not None:
+                    new = Checked(module, text, old.env, diags, old.interface, old.reads)
+                    self.checked[path] = new
+                    self.rechecked.append(path)
+                    continue
+            rec = self.recording
+            reads = rec.start()
+            diags = check_module(module, imports, rec, self._depth_errors, rec.reading)
             env = self.envs[path]
-            self.checked[path] = Checked(module, program.texts[path], env, diags, interface(env))
+            new = Checked(module, program.texts[path], env, diags, interface(env), reads)
+            self.checked[path] = new
             self.rechecked.append(path)
-            if upstream or old is None or old.interface != self.checked[path].interface:
-                moved.add(path)  # its importers may reach the types that moved through it
+            names = whole() if old is None else changed(old.interface, new.interface)
+            if names[0] or names[1]:
+                moved[path] = names  # what its importers read of it, directly or not
         self.imports = program.imports
         loading = _by_module(program.diagnostics)
         shown = {p for p in {*loading, *self.loading} if loading.get(p) != self.loading.get(p)}
@@ -172,6 +215,37 @@ class Genome:
         gone = before - set(self.checked) - set(loading)
         edited, self.edited = self.edited, set()
         return {*self.rechecked, *shown, *self.broken, *gone, *edited}
+
+    def admit(self) -> set[str]:
+        """Run the organization's own admission on the genome as saved (the
+        catalog's refusals and the budget's, hale_runtime/catalog/admission.py:
+        Hale code of the genome runs, so only on open and save); the modules
+        whose diagnostics this changed. Without hale_runtime, nothing."""
+        try:
+            from hale_runtime.catalog.admission import organization_diagnostics
+        except ImportError:
+            return set()
+        before = self.organization or {}
+        self.organization = _by_module(organization_diagnostics(self.root))
+        return {
+            p for p in {*before, *self.organization} if before.get(p) != self.organization.get(p)
+        }
+
+    def _depth_errors(self, module: n.Module) -> list[Diagnostic]:
+        """limits.depth_errors, remembered for each item while it is the same
+        object at the same place (an item moved by reparse.py is walked again)."""
+        out, kept = [], {}
+        for item in module.items:
+            hit = self._depths.get(id(item))
+            if hit is None or hit[0] is not item or hit[1] != item.span:
+                hit = (item, item.span, item_error(item))
+            kept[id(item)] = hit
+            if hit[2] is not None:
+                out.append(hit[2])
+        self._depths.update(kept)
+        if len(self._depths) > 4 * len(kept) + 10_000:  # drop items long gone
+            self._depths = kept
+        return out
 
     # --- what the features read -----------------------------------------------------
 
@@ -191,7 +265,8 @@ class Genome:
         if path in self.broken:
             return self.broken[path]
         checked = self.checked.get(path)
-        return self.loading.get(path, []) + (checked.diagnostics if checked else [])
+        found = self.loading.get(path, []) + (checked.diagnostics if checked else [])
+        return found + (self.organization or {}).get(path, [])
 
     def index(self, path: str) -> Index | None:
         checked = self.checked.get(path)

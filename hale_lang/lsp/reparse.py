@@ -32,19 +32,31 @@ _OPEN, _CLOSE = "{([", "})]"
 Chunk = tuple[int, list[n.Item], list[n.Comment]]  # (first line, items, comments)
 
 
+_CUTS = re.compile(r"[{(\[]|[})\]]|^[ \t]*(?:import|const|struct|fn|host)(?![A-Za-z0-9_])", re.M)
+
+
 def chunks(text: str) -> list[tuple[int, str]] | None:
-    """(first line, text) of each chunk, or None when brackets don't balance."""
-    lines = text.split("\n")
-    clean = _NOISE.sub("", text).split("\n")
-    starts, depth = [0], 0
-    for i, line in enumerate(clean):
-        if depth == 0 and i and _ITEM.match(line):
-            starts.append(i)
-        depth += sum(line.count(c) for c in _OPEN) - sum(line.count(c) for c in _CLOSE)
-        if depth < 0:
-            return None
+    """(first line, text) of each chunk, or None when brackets don't balance
+    (or a closing one comes first). One scan of the text without its
+    strings and comments, which hold no newline, so lines keep their numbers."""
+    clean = _NOISE.sub("", text)
+    starts, depth, line, last = [0], 0, 0, 0
+    for m in _CUTS.finditer(clean):
+        c = clean[m.start()]
+        if c in _OPEN:
+            depth += 1
+        elif c in _CLOSE:
+            depth -= 1
+            if depth < 0:
+                return None
+        elif depth == 0:
+            line += clean.count("\n", last, m.start())
+            last = m.start()
+            if line:
+                starts.append(line)
     if depth != 0:
         return None
+    lines = text.split("\n")
     starts.append(len(lines))
     return [
         (a + 1, "\n".join(lines[a:b]) + ("\n" if b < len(lines) else ""))

@@ -10,7 +10,12 @@ Every open, change, save or close of a document refreshes its genome and
 publishes the diagnostics of each module whose diagnostics may have changed
 (the edited module and its importers, anywhere in the genome, open or not).
 A diagnostic carries its code, its help line, the span of an earlier
-definition where it names one, and, for a "did you mean", a quick fix.
+definition where it names one, and, for a "did you mean", a quick fix (an
+unused variable's fix adds a `_`). On a genome's first open and on each
+save, the organization's own admission runs as well (the catalog's and the
+budget's refusals: Genome.admit). A buffer with no file (`untitled:`)
+joins the workspace's genome under `untitled/`. Rename, signature help and
+workspace symbols are edit.py's.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ import re
 from pathlib import Path
 
 from lsprotocol import types as t
+from pygls.exceptions import JsonRpcException
 from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 from pygls.workspace.position_codec import PositionCodec
@@ -26,12 +32,12 @@ from pygls.workspace.position_codec import PositionCodec
 from ..diagnostics import Diagnostic, HaleError, Span
 from ..formatter import format_source
 from ..roots import genome_root
-from . import navigate
+from . import edit, navigate
 from .analysis import Genome
 from .complete import complete
 
 _DID_YOU_MEAN = re.compile(r"did you mean `([^`]+)`\?")
-_UNNECESSARY = {"W0201", "W0202"}
+_UNNECESSARY = {"W0201", "W0202", "W0204"}
 _COMPLETION_KINDS = {
     "variable": t.CompletionItemKind.Variable,
     "fn": t.CompletionItemKind.Function,
@@ -67,17 +73,31 @@ class HaleServer(LanguageServer):
         self.genomes: dict[Path, Genome] = {}
 
     def locate(self, uri: str) -> tuple[Genome, str] | None:
-        """The genome a document belongs to, and its module path there."""
-        fs = to_fs_path(uri)
+        """The genome a document belongs to, and its module path there. A
+        buffer with no file (`untitled:Untitled-1`) joins the workspace's
+        genome as `untitled/<name>.hl`, so it may import the genome's modules."""
+        fs = to_fs_path(uri) if uri.startswith("file:") else None
         if fs is None:
-            return None
+            genome = self.genome_at(Path(self.workspace.root_path or Path.cwd()))
+            for path, known in genome.virtual.items():
+                if known == uri:
+                    return genome, path
+            name = re.sub(r"[^A-Za-z0-9_.-]+", "_", uri.partition(":")[2]).strip("_.")
+            path = f"untitled/{name or 'buffer'}"
+            path = path if path.endswith(".hl") else path + ".hl"
+            genome.virtual[path] = uri
+            return genome, path
         file = Path(fs)
+        genome = self.genome_at(file)
+        path = genome.module_path(file)
+        return (genome, path) if path is not None else None
+
+    def genome_at(self, file: Path) -> Genome:
         root = genome_root(file).resolve()
         genome = self.genomes.get(root)
         if genome is None:
             genome = self.genomes[root] = Genome(root)
-        path = genome.module_path(file)
-        return (genome, path) if path is not None else None
+        return genome
 
     @property
     def codec(self) -> PositionCodec:
@@ -94,7 +114,7 @@ class HaleServer(LanguageServer):
         return self.codec.range_to_client_units(lines, t.Range(start, end))
 
     def location(self, genome: Genome, span: Span) -> t.Location:
-        return t.Location(genome.file(span.path).as_uri(), self.range(genome, span))
+        return t.Location(genome.uri(span.path), self.range(genome, span))
 
     def position(self, uri: str, pos: t.Position) -> tuple[int, int]:
         """An LSP position in an open document as (line, col) of a span."""
@@ -104,9 +124,14 @@ class HaleServer(LanguageServer):
 
     # --- diagnostics ------------------------------------------------------------------
 
-    def refresh(self, genome: Genome) -> None:
-        for path in sorted(genome.refresh()):
-            uri = genome.file(path).as_uri()
+    def refresh(self, genome: Genome, admit: bool = False) -> None:
+        """Publish what changed; with `admit` (a save, the genome's first
+        open), the organization's admission runs again too."""
+        changed = genome.refresh()
+        if admit or genome.organization is None:
+            changed |= genome.admit()
+        for path in sorted(changed):
+            uri = genome.uri(path)
             diags = [self.diagnostic(genome, d) for d in genome.diagnostics(path) if d.span]
             self.text_document_publish_diagnostics(t.PublishDiagnosticsParams(uri, diags))
 
@@ -156,7 +181,7 @@ def did_save(ls: HaleServer, params: t.DidSaveTextDocumentParams) -> None:
     found = ls.locate(params.text_document.uri)
     if found is not None:
         found[0].files_changed()
-        ls.refresh(found[0])
+        ls.refresh(found[0], admit=True)
 
 
 @server.feature(t.TEXT_DOCUMENT_DID_CLOSE)
@@ -172,7 +197,7 @@ def did_close(ls: HaleServer, params: t.DidCloseTextDocumentParams) -> None:
 def files_changed(ls: HaleServer, params: t.DidChangeWatchedFilesParams) -> None:
     for genome in ls.genomes.values():
         genome.files_changed()
-        ls.refresh(genome)
+        ls.refresh(genome, admit=True)
 
 
 # --- reading ---------------------------------------------------------------------------
@@ -263,9 +288,23 @@ def formatting(ls: HaleServer, params: t.DocumentFormattingParams) -> list[t.Tex
     t.CodeActionOptions(code_action_kinds=[t.CodeActionKind.QuickFix]),
 )
 def code_action(ls: HaleServer, params: t.CodeActionParams) -> list[t.CodeAction]:
-    """A "did you mean `x`?" diagnostic offers to write `x` in its place."""
+    """A "did you mean `x`?" diagnostic offers to write `x` in its place; an
+    unused variable, to prefix its name with `_` (as rustc suggests)."""
     out = []
     for d in params.context.diagnostics:
+        if d.code == "W0204" and d.source == "hale":
+            start = t.Range(d.range.start, d.range.start)
+            edit = t.WorkspaceEdit(changes={params.text_document.uri: [t.TextEdit(start, "_")]})
+            out.append(
+                t.CodeAction(
+                    title="prefix the variable with `_`",
+                    kind=t.CodeActionKind.QuickFix,
+                    diagnostics=[d],
+                    edit=edit,
+                    is_preferred=True,
+                )
+            )
+            continue
         name = d.data.get("replace") if isinstance(d.data, dict) else None
         if not name:
             continue
@@ -279,6 +318,87 @@ def code_action(ls: HaleServer, params: t.CodeActionParams) -> list[t.CodeAction
                 is_preferred=True,
             )
         )
+    return out
+
+
+# --- editing across modules ------------------------------------------------------------
+
+_REQUEST_FAILED = -32803  # LSP's RequestFailed: the editor shows the message
+
+
+@server.feature(t.TEXT_DOCUMENT_PREPARE_RENAME)
+def prepare_rename(ls: HaleServer, params: t.PrepareRenameParams):
+    """The name to rename and its range; None where nothing can be renamed."""
+    at = _at(ls, params)
+    if at is None:
+        return None
+    try:
+        span, name = edit.prepare_rename(*at)
+    except edit.RenameRefused as e:
+        raise JsonRpcException(str(e), code=_REQUEST_FAILED) from None
+    return t.PrepareRenamePlaceholder(range=ls.range(at[0], span), placeholder=name)
+
+
+@server.feature(t.TEXT_DOCUMENT_RENAME)
+def rename(ls: HaleServer, params: t.RenameParams) -> t.WorkspaceEdit | None:
+    """Every occurrence of the name's key, in every module that has one."""
+    at = _at(ls, params)
+    if at is None:
+        return None
+    genome = at[0]
+    try:
+        spans = edit.rename(*at, params.new_name)
+    except edit.RenameRefused as e:
+        raise JsonRpcException(str(e), code=_REQUEST_FAILED) from None
+    changes = {
+        genome.uri(path): [t.TextEdit(ls.range(genome, s), params.new_name) for s in found]
+        for path, found in spans.items()
+    }
+    return t.WorkspaceEdit(changes=changes)
+
+
+@server.feature(
+    t.TEXT_DOCUMENT_SIGNATURE_HELP,
+    t.SignatureHelpOptions(trigger_characters=["(", ","], retrigger_characters=[","]),
+)
+def signature_help(ls: HaleServer, params: t.SignatureHelpParams) -> t.SignatureHelp | None:
+    at = _at(ls, params)
+    if at is None:
+        return None
+    genome, path, line, col = at
+    text = ls.workspace.get_text_document(params.text_document.uri).source
+    found = edit.signature_help(genome, path, text, line, col)
+    if not found:
+        return None
+    sigs = [
+        t.SignatureInformation(
+            label=s.label,
+            parameters=[t.ParameterInformation(label=p) for p in s.params],
+            active_parameter=s.active,
+        )
+        for s in found
+    ]
+    return t.SignatureHelp(signatures=sigs, active_signature=0, active_parameter=found[0].active)
+
+
+@server.feature(t.WORKSPACE_SYMBOL)
+def workspace_symbol(ls: HaleServer, params: t.WorkspaceSymbolParams) -> list[t.SymbolInformation]:
+    """Items, fields and methods of every genome the server holds (the
+    workspace's own, checked on the first ask when nothing is open yet)."""
+    if not ls.genomes and ls.workspace.root_path:
+        genome = ls.genome_at(Path(ls.workspace.root_path))
+        genome.refresh()
+    out = []
+    for genome in list(ls.genomes.values()):
+        for f in edit.workspace_symbols(genome, params.query):
+            out.append(
+                t.SymbolInformation(
+                    name=f.name,
+                    kind=_SYMBOL_KINDS[f.kind],
+                    location=ls.location(genome, f.span),
+                    container_name=f.container or None,
+                )
+            )
     return out
 
 

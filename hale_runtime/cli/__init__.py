@@ -19,6 +19,7 @@ LANG_COMMANDS = {
     "run": "hale_runtime.cli.lang:run",
     "fmt": "hale_runtime.cli.fmt:fmt",
     "lsp": "hale_runtime.cli.lsp:lsp",
+    "dap": "hale_runtime.cli.dap:dap",
 }
 DNA_COMMANDS: dict[str, str] = {
     "definitions": "hale_runtime.cli.definitions:definitions",

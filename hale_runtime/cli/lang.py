@@ -106,7 +106,7 @@ def run(
     """Build FILE, call one of its fns, and print what it returns as JSON."""
     from hale_lang.build import build
     from hale_lang.meter import parse_size
-    from stdlib.plain import parse_json
+    from hale_lang.stdlib.plain import parse_json
 
     ceiling = None
     if max_memory is not None:
@@ -134,7 +134,7 @@ def result_text(value: object, fn_name: str) -> str:
     """What `hale run` prints for the value `fn_name` returned (bench/fuzz.py
     prints it the same way); HaleError when it has no JSON form."""
     from hale_lang.diagnostics import Diagnostic, Fault, HaleError
-    from stdlib.plain import dump, to_plain
+    from hale_lang.stdlib.plain import dump, to_plain
 
     try:
         return dump(to_plain(value), indent=2, default=_host_value)
@@ -146,7 +146,7 @@ def result_text(value: object, fn_name: str) -> str:
 def _bad_arg(i: int, text: str, e: ValueError) -> None:
     """Say why --arg i was refused: JSON that is not a Hale value (too deep, NaN)
     is named as such; other text most often wanted quoting as a String."""
-    from stdlib.plain import JsonRefused
+    from hale_lang.stdlib.plain import JsonRefused
 
     if isinstance(e, JsonRefused):
         click.echo(f"error[E0412]: --arg {i} is refused: {e}", err=True)

@@ -161,9 +161,10 @@ class BudgetRefused(ValueError):
     other than day, week or none): the host refuses to bind it. `text` is
     the rendered diagnostic (E0504), at the `window:` the genome wrote."""
 
-    def __init__(self, reason: str, text: str):
+    def __init__(self, reason: str, text: str, diagnostic: object = None):
         super().__init__(reason)
         self.text = text
+        self.diagnostic = diagnostic  # the same, as a Diagnostic (catalog/admission.py)
 
 
 def policy_from_genome(root: Path | str) -> BudgetPolicy:
@@ -172,13 +173,14 @@ def policy_from_genome(root: Path | str) -> BudgetPolicy:
     Raises HaleError when the file does not build or run, and BudgetRefused
     when the policy it returns is not one the budget can keep."""
     from hale_lang.build import build
-    from stdlib.prelude import to_plain
+    from hale_lang.stdlib.prelude import to_plain
 
     program = build(root, [MODELS], bindings={})
     try:
         return BudgetPolicy.from_object(to_plain(program.call(MODELS, "org_budget")))
     except ValueError as e:
-        raise BudgetRefused(str(e), _refusal(Path(root), str(e))) from None
+        diag, text = _refusal_diagnostic(Path(root), str(e))
+        raise BudgetRefused(str(e), _render(diag, text), diag) from None
 
 
 def budget_refusal(folder: Path) -> str | None:
@@ -196,12 +198,19 @@ def budget_refusal(folder: Path) -> str | None:
     return None
 
 
-def _refusal(root: Path, reason: str) -> str:
+def _render(diag, text: str) -> str:
+    from hale_lang.diagnostics import SourceMap, render_all
+
+    return render_all([diag], SourceMap({MODELS: text}))
+
+
+def _refusal_diagnostic(root: Path, reason: str):
     """The binding refusal as a diagnostic, pointing at the `window:` (or
-    `allowance_micros:`) field `org_budget()` writes, else at the fn."""
+    `allowance_micros:`) field `org_budget()` writes, else at the fn; and
+    the text of the file it points into."""
     from hale_lang import nodes as n
     from hale_lang.cache import ParseCache
-    from hale_lang.diagnostics import Diagnostic, SourceMap, render_all
+    from hale_lang.diagnostics import Diagnostic
 
     text = (root / MODELS).read_text(encoding="utf-8")
     module = ParseCache.default().parse(text, MODELS)
@@ -212,7 +221,7 @@ def _refusal(root: Path, reason: str) -> str:
         span = fn.name_span
     help = 'a budget window is "day", "week" or "none", and an allowance 0 or more'
     diag = Diagnostic("E0504", f"the host refuses this budget: {reason}", span, help)
-    return render_all([diag], SourceMap({MODELS: text}))
+    return diag, text
 
 
 def _field_value(body, field: str):

@@ -58,13 +58,10 @@ class TraceFull(Exception):
 
 
 def show_value(value: object) -> str:
-    """A local's text: Hale values as Hale prints them, host objects by type."""
-    cls = type(value)
-    if cls.__module__.startswith("hale_runtime") and not hasattr(value, "_hale_name"):
-        text = f"<host {cls.__name__}>"
-    else:
-        text = repr(value)
-    return text if len(text) <= MAX_REPR else text[: MAX_REPR - 1] + "…"
+    """A local's text in Hale's syntax (hale_lang/show.py), host objects by type."""
+    from hale_lang.show import show
+
+    return show(value, MAX_REPR)
 
 
 class Recorder:

@@ -38,7 +38,7 @@ RUNTIME_FILES = (
     "hale_runtime/vendor/dna/templates/dna/core/scheduler.hl",
     "hale_runtime/vendor/dna/templates/dna/org/main.hl",
     "hale_runtime/vendor/dna/templates/dna/compose.yaml",
-    "stdlib/prelude.py",
+    "hale_lang/stdlib/prelude.py",
     "hale_runtime/face/templates/execution.html",
     "hale_runtime/face/static/face.js",
     "hale_runtime/face/static/face.css",
@@ -70,6 +70,14 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
 def test_the_wheel_carries_every_file_hale_reads(installed: tuple[Path, Path]) -> None:
     names = set(zipfile.ZipFile(installed[0]).namelist())
     assert [f for f in RUNTIME_FILES if f not in names] == []
+    # only hale's own names at the top level: no `stdlib` any other project may claim
+    assert {name.split("/")[0] for name in names if not name.startswith("hale-")} == {
+        "hale_lang",
+        "hale_runtime",
+    }
+    python = installed[1].with_name("python")
+    probe = "import importlib.util as u; print(u.find_spec('stdlib') is None)"
+    assert _run([str(python), "-c", probe], installed[0].parent).stdout.strip() == "True"
 
 
 def test_the_installed_hale_makes_checks_and_runs_a_project(

@@ -13,8 +13,8 @@ from click.testing import CliRunner
 
 from hale_lang.build import build, cache_dir, compile_entries
 from hale_lang.roots import genome_root
+from hale_lang.stdlib.prelude import to_plain
 from hale_runtime.cli import hale
-from stdlib.prelude import to_plain
 
 GENOME = Path(__file__).parent / "fixtures" / "genome"
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "genome"

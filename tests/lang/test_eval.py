@@ -17,7 +17,7 @@ from hale_lang.build import build
 from hale_lang.cache import ParseCache
 from hale_lang.checker import check
 from hale_lang.loader import Loader
-from stdlib.prelude import NATIVES, natives_named, to_plain
+from hale_lang.stdlib.prelude import NATIVES, natives_named, to_plain
 
 ROOT = Path(__file__).resolve().parents[2]
 ENTRY = "tests/lang/fixtures/eval/everything.hl"

@@ -21,7 +21,9 @@ from hale_lang.resources import grammar_file
 
 ROOT = Path(__file__).resolve().parents[2]
 SHIPPED = sorted(
-    p for folder in ("vendor", "examples", "stdlib") for p in (ROOT / folder).rglob("*.hl")
+    p
+    for folder in ("vendor", "examples", "hale_lang/stdlib")
+    for p in (ROOT / folder).rglob("*.hl")
 )
 HALE = Path(sys.executable).with_name("hale")
 ANSI = re.compile(r"\x1b\[[0-9;]*m")

@@ -21,8 +21,8 @@ from test_properties import mutated
 from hale_lang.build import build
 from hale_lang.diagnostics import HaleError
 from hale_lang.formatter import format_source
+from hale_lang.stdlib.prelude import to_plain
 from hale_runtime.cli import hale
-from stdlib.prelude import to_plain
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
 EVAL = Path(__file__).parent / "fixtures" / "eval"

@@ -10,7 +10,9 @@ from hale_lang.formatter import format_source
 
 ROOT = Path(__file__).resolve().parents[2]
 SHIPPED = sorted(
-    p for folder in ("vendor", "examples", "stdlib") for p in (ROOT / folder).rglob("*.hl")
+    p
+    for folder in ("vendor", "examples", "hale_lang/stdlib")
+    for p in (ROOT / folder).rglob("*.hl")
 )
 
 

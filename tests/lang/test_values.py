@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 
 from hale_lang.build import build
 from hale_lang.diagnostics import HaleError
+from hale_lang.stdlib.plain import MAX_NESTING, JsonRefused, parse_json
 from hale_runtime.cli import hale
-from stdlib.plain import MAX_NESTING, JsonRefused, parse_json
 
 SOURCE = """
 fn keys() -> List<String> {

@@ -39,14 +39,14 @@ def test_stepping_shows_the_frames_locals(rows, scheduler):
     f = st.frame
     local = dict(f.locals)
     assert local["now"] == str(rows[43].at) and local["org"] == "<host ScheduleHost>"
-    assert "last_task: 't4'" in local["s"]
+    assert 'last_task: "t4"' in local["s"]
     assert st.continue_() is False and "no breakpoint" in st.message
     st.toggle("scheduler.hl", line_of(trace, "last = previous("))
     assert st.continue_()
     f = st.frame
     local = dict(f.locals)
     assert f.fn == "occur" and [s.split(":")[0] for s in f.stack] == ["tick", "occur"]
-    assert (local["count"], local["runs"], local["current"]) == ("2", "True", "1764392400000")
+    assert (local["count"], local["runs"], local["current"]) == ("2", "true", "1764392400000")
     st.step(1)
     assert st.frame.fn == "previous"  # stepping goes into calls
     st.step(-1)
