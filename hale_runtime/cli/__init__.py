@@ -19,6 +19,7 @@ LANG_COMMANDS = {
     "run": "hale_runtime.cli.lang:run",
     "fmt": "hale_runtime.cli.fmt:fmt",
     "lsp": "hale_runtime.cli.lsp:lsp",
+    "completion": "hale_runtime.cli.completion:completion",
 }
 DNA_COMMANDS: dict[str, str] = {
     "definitions": "hale_runtime.cli.definitions:definitions",
@@ -78,7 +79,11 @@ class DnaGroup(LazyGroup):
             fail(str(error))
 
 
-@click.group(cls=LazyGroup, lazy=LANG_COMMANDS)
+@click.group(
+    cls=LazyGroup,
+    lazy=LANG_COMMANDS,
+    context_settings={"help_option_names": ["-h", "--help"]},  # every verb inherits it
+)
 @click.version_option(package_name="hale")
 def hale() -> None:
     """hale: the Hale language and the dna organism it describes."""

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import click
 
-from hale_runtime.cli.common import EXIT_LEASE_HELD, fail, offline_option
+from hale_runtime.cli.common import EXIT_LEASE_HELD, fail, json_option, offline_option
 from hale_runtime.cli.organism import exit_unless_landed, fetch_unless_offline
 from hale_runtime.record import kinds
 
@@ -125,8 +125,9 @@ def status(as_json: bool, offline: bool) -> None:
 
 
 @click.group("body", invoke_without_command=True)
+@json_option
 @click.pass_context
-def body(ctx: click.Context) -> None:
+def body(ctx: click.Context, as_json: bool) -> None:
     """Who runs this record's body (the body lease; this owner's, with HALE_DNA_OWNER)."""
     if ctx.invoked_subcommand is not None:
         return
@@ -137,6 +138,12 @@ def body(ctx: click.Context) -> None:
     root = _root()
     owner = os.environ.get(OWNER_ENV) or None
     lease, where = read_lease(root, Record.open(root), _settings().git_timeout_s, owner)
+    if as_json:
+        from hale_runtime.cli.documents import lease_json
+        from hale_runtime.cli.shapes import emit
+
+        emit({"lease": lease_json(lease), "where": where})
+        return
     click.echo(f"body: {lease.describe() if lease else 'nobody holds the lease'} ({where})")
 
 

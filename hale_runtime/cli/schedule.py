@@ -15,7 +15,7 @@ from pathlib import Path
 
 import click
 
-from hale_runtime.cli.common import EXIT_USAGE, fail, offline_option
+from hale_runtime.cli.common import EXIT_USAGE, fail, json_option, offline_option
 from hale_runtime.cli.organism import (
     answer_wait_s,
     exit_unless_landed,
@@ -25,6 +25,7 @@ from hale_runtime.cli.organism import (
     unlanded,
     wait_for,
 )
+from hale_runtime.cli.shapes import emit
 
 
 def _root() -> Path:
@@ -41,15 +42,19 @@ def _record(root: Path):
 
 @click.group("schedule", invoke_without_command=True)
 @offline_option
+@json_option
 @click.pass_context
-def schedule(ctx: click.Context, offline: bool) -> None:
+def schedule(ctx: click.Context, offline: bool, as_json: bool) -> None:
     """List the schedules the record holds; declare, pause or resume one."""
     if ctx.invoked_subcommand is not None:
         return
-    from hale_runtime.schedules.listing import schedule_lines
+    from hale_runtime.schedules.listing import schedule_json, schedule_lines
 
     record = _record(_root())
     fetch_unless_offline(record, offline)
+    if as_json:
+        emit(schedule_json(record))
+        return
     for line in schedule_lines(record):
         click.echo(line)
 
@@ -72,6 +77,7 @@ def declare(
     if (every_ms is None) == (not cron):
         fail("give exactly one of --every and --cron", EXIT_USAGE)
     root = _root()
+    definition = _definition(root, definition)
     record = _record(root)
     position = convener if ":" in convener else f"position:{convener}"
     terms = Terms(id, every_ms or 0, cron, definition, args, position)
@@ -95,6 +101,34 @@ def declare(
             fail(not_landed)
         return
     _await(record, terms, row.key)
+
+
+def _definition(root: Path, given: str) -> str:
+    """The definition id a schedule names, from `id` or `id@rev` as
+    `hale dna definitions` prints it (a schedule convenes the newest revision);
+    a definition the catalog lacks, or an old revision, is refused here, one
+    line, exit 1, before anything is written. A genome that does not build is
+    left for the organization to judge."""
+    from hale_runtime.catalog.load import GenomeError, load_document
+
+    try:
+        doc = load_document(root)
+    except GenomeError:
+        return given
+    id, at, rev = given.partition("@")
+    found = {d["id"]: d for d in doc["definitions"]}
+    d = found.get(id)
+    if d is None:
+        fail(
+            f"schedule declare: refused: the catalog has no definition {id} "
+            "(`hale dna definitions` lists them); nothing written"
+        )
+    if at and rev != str(d["newest"]):
+        fail(
+            f"schedule declare: refused: {given} is not {id}'s newest revision; a schedule "
+            f"convenes the newest, {id}@{d['newest']} (--definition {id}); nothing written"
+        )
+    return id
 
 
 def _await(record, terms, request_id: str) -> None:
