@@ -130,3 +130,30 @@ def test_check_defaults_to_the_project_and_finds_the_budgets_refusal(project: Pa
     (d,) = json.loads(refused.stdout)["diagnostics"]
     assert d["code"] == "E0504" and d["path"] == "dna/org/models.hl"
     assert text.splitlines()[d["line"] - 1].find('"day"') == d["column"] - 1
+
+
+UGLY = "fn   f() -> Int {\nreturn 1;\n}\n"
+NEAT = "fn f() -> Int {\n    return 1;\n}\n"
+
+
+def test_fmt_reads_standard_input_and_writes_standard_output(tmp_path: Path):
+    result = CliRunner().invoke(hale, ["fmt", "-"], input=UGLY)
+    assert result.exit_code == 0 and result.stdout == NEAT
+    checked = CliRunner().invoke(hale, ["fmt", "--check", "-"], input=UGLY)
+    assert checked.exit_code == 1 and checked.stdout == ""
+    broken = CliRunner().invoke(hale, ["fmt", "-", "--stdin-filename", "x.hl"], input="fn (")
+    assert broken.exit_code == 1 and "x.hl" in broken.stderr and broken.stdout == ""
+
+
+def test_fmt_diff_writes_nothing_and_shows_the_change(tmp_path: Path):
+    (tmp_path / "a.hl").write_text(UGLY)
+    result = run(tmp_path, "fmt", "--diff", "a.hl")
+    assert result.exit_code == 1
+    assert (
+        "-return 1;\n+fn f() -> Int {\n+    return 1;\n" in result.stdout
+        and result.stdout.startswith("--- a.hl")
+    )
+    assert (tmp_path / "a.hl").read_text() == UGLY
+    assert run(tmp_path, "fmt").exit_code == 0  # no path: the folder, as no project holds it
+    assert (tmp_path / "a.hl").read_text() == NEAT
+    assert run(tmp_path, "fmt", "--diff").stdout == ""
