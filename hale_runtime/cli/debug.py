@@ -41,6 +41,9 @@ def debug(task: str | None, follow: bool, kinds: tuple[str, ...], keys: tuple[st
     missing = terminal_missing()
     if missing:
         fail(f"debug draws on a terminal, and {missing}; run it in one (`hale dna history` reads the record as text)", EXIT_USAGE)  # fmt: skip
+    from hale_runtime.extras import need
+
+    need("tui")  # one line naming the extra when it is not installed
     from hale_lang.diagnostics import HaleError
     from hale_runtime.record import Record
     from hale_runtime.tui.app import DebugApp

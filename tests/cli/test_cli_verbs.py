@@ -157,3 +157,24 @@ def test_fmt_diff_writes_nothing_and_shows_the_change(tmp_path: Path):
     assert run(tmp_path, "fmt").exit_code == 0  # no path: the folder, as no project holds it
     assert (tmp_path / "a.hl").read_text() == NEAT
     assert run(tmp_path, "fmt", "--diff").stdout == ""
+
+
+def test_a_missing_extra_is_named_in_one_line(project: Path, monkeypatch: pytest.MonkeyPatch):
+    from hale_runtime import extras
+
+    gone = {name: (("hale_no_such_module",), what) for name, (_, what) in extras.EXTRAS.items()}
+    monkeypatch.setattr(extras, "EXTRAS", gone)
+    lsp = CliRunner().invoke(hale, ["lsp"])
+    assert lsp.exit_code == 1
+    assert (
+        lsp.stderr
+        == "hale: the language server (`hale lsp`) needs the `lsp` extra: pip install 'hale[lsp]'\n"
+    )
+    monkeypatch.setattr("hale_runtime.cli.debug.terminal_missing", lambda: "")
+    line = refused_in_one_line(run(project, "dna", "debug"))
+    assert line.endswith("needs the `tui` extra: pip install 'hale[tui]'")
+    monkeypatch.setenv("HALE_DNA_MEMORY", "postgresql://nobody@127.0.0.1:1/none")
+    from hale_runtime.memory import open_memory
+
+    with pytest.raises(extras.ExtraMissing, match=r"pip install 'hale\[postgres\]'"):
+        open_memory("postgresql://nobody@127.0.0.1:1/none")
