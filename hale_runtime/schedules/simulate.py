@@ -219,6 +219,8 @@ class Simulation:
             if self.record is not booted:  # a restart after a down period
                 rhythm.reset()
                 cursor = self.record.cursor()
+        if self.progress is not None:
+            self.progress(self.end)
         report = Report.read(self.record, before, self.start, self.end, projected)
         self.record.close()
         self.memory.close()
