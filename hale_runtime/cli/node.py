@@ -222,7 +222,8 @@ def release() -> None:
 @body.command("provision")
 @click.argument("host", required=False)
 @click.option("--note", default="", help="what was set up, for whoever reads the record")
-def provision(host: str | None, note: str) -> None:
+@json_option
+def provision(host: str | None, note: str, as_json: bool) -> None:
     """Record that you provisioned HOST for a body (without HOST: the hosts provisioned)."""
     from hale_runtime.cli.organism import sync_quietly
     from hale_runtime.node import provision as hosts
@@ -231,6 +232,17 @@ def provision(host: str | None, note: str) -> None:
 
     record = Record.open(_root())
     sync_quietly(record)
+    if host is None and as_json:
+        from hale_runtime.cli.shapes import emit
+
+        emit({"hosts": [
+            {"host": h, "address": str(row.body.get("address", "")), "owner": row.body.get("owner") or None,
+             "by": str(row.body.get("by", row.who)), "at": row.at}
+            for h, row in hosts.hosts(record).items()
+        ]})  # fmt: skip
+        return
+    if as_json:
+        fail("--json lists the hosts: `hale dna body provision --json`", 2)
     if host is None:
         for line in _host_lines(hosts.hosts(record)):
             click.echo(line)

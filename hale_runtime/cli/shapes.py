@@ -119,6 +119,35 @@ SHAPES: dict[str, Any] = {
         "record": "string|null",
         "holds": ["string"],
     },
+    "dna body provision": {
+        "hosts": [
+            {
+                "host": "string",
+                "address": "string",
+                "owner": "string|null",
+                "by": "string",
+                "at": "integer",
+            }
+        ]
+    },
+    "dna grant": {
+        "grants": [
+            {
+                "position": "string",
+                "holder": "string|null",
+                "reviews": ["string"],
+                "until": "integer|null",
+                "live": "boolean",
+            }
+        ]
+    },
+    "dna ledger": {
+        "adopted": "boolean",
+        "epoch": "integer|null",
+        "claim": "string|null",
+        "holder": "string|null",
+        "waiting": "integer|null",
+    },
     "dna definitions": "object",
     "dna status": {
         "lease": "object|null",

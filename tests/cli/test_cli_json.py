@@ -31,6 +31,9 @@ READS: dict[str, list[str]] = {
     "dna history": ["dna", "history", "--json", "--offline"],
     "dna definitions": ["dna", "definitions", "--json"],
     "dna simulate": ["dna", "simulate", "--from", "2026-01-01", "--to", "2026-01-03", "--json"],
+    "dna body provision": ["dna", "body", "provision", "--json"],
+    "dna grant": ["dna", "grant", "--json"],
+    "dna ledger": ["dna", "ledger", "--json"],
     "dna work next": [],  # a leg's claim: read in tests/head, it needs a running head
 }
 
@@ -99,3 +102,14 @@ def test_a_shape_refuses_what_departs_from_it():
     assert conforms({"lease": None, "where": "x"}, shape) == []
     assert conforms({"lease": {"holder": 1}, "where": "x"}, shape)
     assert conforms({"where": "x"}, shape) == ["$: no key 'lease'"]
+
+
+def test_the_listings_of_hosts_and_grants_hold_what_was_written(project: Path):
+    assert run(project, ["dna", "body", "provision", "localhost"]).exit_code == 0
+    granted = run(project, ["dna", "grant", "leader", "--reviews", "operating"])
+    assert granted.exit_code == 0, granted.output
+    (host,) = documents(project, "dna body provision")[0]["hosts"]
+    assert host["host"] == "localhost" and conforms(host, SHAPES["dna body provision"]["hosts"][0]) == []  # fmt: skip
+    (grant,) = documents(project, "dna grant")[0]["grants"]
+    assert grant["position"] == "leader" and grant["reviews"] == ["operating"] and grant["live"]
+    assert conforms(documents(project, "dna grant")[0], SHAPES["dna grant"]) == []
