@@ -81,7 +81,7 @@ def declare(
     record = _record(root)
     position = convener if ":" in convener else f"position:{convener}"
     terms = Terms(id, every_ms or 0, cron, definition, args, position)
-    why = shape_refusal(terms, record.clock())
+    why = shape_refusal(terms, record.clock()) or _node_refusal(root, terms)
     if why:  # what the verb can tell itself: nothing is written
         click.echo(f"schedule declare: refused: {why}")
         raise SystemExit(1)
@@ -129,6 +129,31 @@ def _definition(root: Path, given: str) -> str:
             f"convenes the newest, {id}@{d['newest']} (--definition {id}); nothing written"
         )
     return id
+
+
+def _node_refusal(root: Path, terms) -> str:
+    """Why the organization's Scheduler (the genome's own, on the catalog and
+    this clone's memory) would refuse `terms`, or "". What needs a memory this
+    clone has not (who holds a graph position) is left to the organization."""
+    from hale_lang.diagnostics import HaleError
+    from hale_runtime.catalog import load_catalog
+    from hale_runtime.catalog.load import GenomeError
+    from hale_runtime.cli.organism import project_memory
+    from hale_runtime.schedules.host import ScheduleHost
+    from hale_runtime.schedules.scheduler import Scheduler
+
+    try:
+        catalog = load_catalog(root)
+        scheduler = Scheduler(root)
+    except (GenomeError, HaleError):
+        return ""  # a genome that does not build is the organization's to report
+    memory = project_memory(root)
+    try:
+        why = scheduler.refusal(ScheduleHost(catalog, memory), terms)
+    finally:
+        if memory is not None:
+            memory.close()
+    return "" if memory is None and "no memory is named" in why else why
 
 
 def _await(record, terms, request_id: str) -> None:

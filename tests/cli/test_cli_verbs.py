@@ -56,7 +56,8 @@ def test_a_declaration_takes_the_id_at_rev_definitions_prints(project: Path):
     doc = json.loads(run(project, "dna", "definitions", "--json").stdout)
     d = next(d for d in doc["definitions"] if d["id"] == "ask-edit")
     newest = f"ask-edit@{d['newest']}"
-    args = ["dna", "schedule", "declare", "often", "--every", "90000", "--convener", "editor"]
+    args = ["dna", "schedule", "declare", "often", "--every", "90000", "--convener", "editor",
+            "--args", '{"objective": "tidy"}']  # fmt: skip
     asked = run(project, *args, "--definition", newest)
     assert asked.exit_code == 0, asked.output
     (row,) = Record.open(project).rows(kind="schedule.requested", key_prefix="sr-")[-1:]
@@ -178,3 +179,12 @@ def test_a_missing_extra_is_named_in_one_line(project: Path, monkeypatch: pytest
 
     with pytest.raises(extras.ExtraMissing, match=r"pip install 'hale\[postgres\]'"):
         open_memory("postgresql://nobody@127.0.0.1:1/none")
+
+
+def test_a_declaration_the_scheduler_would_refuse_is_refused_at_the_verb(project: Path):
+    args = ["dna", "schedule", "declare", "walk", "--cron", "0 3 * * *", "--convener", "leader"]
+    result = run(project, *args, "--definition", "optimize-walk", "--args", '{"objective": "x"}')
+    assert result.exit_code == 1
+    assert result.output == "schedule declare: refused: optimize-walk takes no input objective\n"
+    asked = Record.open(project).rows(kind="schedule.requested")
+    assert all(r.body["id"] != "walk" for r in asked)
