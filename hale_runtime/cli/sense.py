@@ -42,12 +42,14 @@ def sense(target: str, kind: str, detail: str, other: bool) -> None:
         from hale_runtime.cli.organism import sync_quietly
 
         sync_quietly(record)  # the nodes as the remote knows them
-        running = instances(root, record)
-        if found.target not in running:
+        holders = running_nodes(record)
+        _, at, holder = found.target.partition("@")
+        if not at or holder not in holders:
+            running = instances(root, holders)
             said = (
                 f"the instances running are {', '.join(sorted(running))}"
                 if running
-                else "no node runs an instance"
+                else "no node runs one"
             )
             fail(
                 f"no node runs an instance {found.target} ({said}); nothing written "
@@ -66,17 +68,20 @@ def sense(target: str, kind: str, detail: str, other: bool) -> None:
     click.echo(f"reading {row.id[:12]} recorded {where}: {found.target} {found.kind}")
 
 
-def instances(root, record) -> set[str]:
-    """The instances nodes run now, as `<app>@<holder>`: the application
-    dna/compose.yaml names, under each node started and not stopped since."""
-    from hale_runtime.node.application import ApplicationRefused, instance_of, read_spec
+def running_nodes(record) -> set[str]:
+    """The holders of the nodes started and not stopped since, by the record."""
     from hale_runtime.node.status import node_statuses
+
+    return {n.holder for n in node_statuses(record).values() if n.started and n.stopped is None}
+
+
+def instances(root, holders: set[str]) -> set[str]:
+    """The instances those nodes run, as `<app>@<holder>`, naming the application
+    as this clone's dna/compose.yaml does (another clone's may name its own)."""
+    from hale_runtime.node.application import ApplicationRefused, instance_of, read_spec
 
     try:
         spec = read_spec(root)
     except ApplicationRefused:
         spec = None
-    if spec is None:
-        return set()
-    nodes = node_statuses(record).values()
-    return {instance_of(spec.name, n.holder) for n in nodes if n.started and n.stopped is None}
+    return {instance_of(spec.name if spec else "<app>", h) for h in holders}
