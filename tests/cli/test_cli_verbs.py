@@ -194,3 +194,16 @@ def test_a_declaration_the_scheduler_would_refuse_is_refused_at_the_verb(project
     assert result.output == "schedule declare: refused: optimize-walk takes no input objective\n"
     asked = Record.open(project).rows(kind="schedule.requested")
     assert all(r.body["id"] != "walk" for r in asked)
+
+
+def test_check_says_the_catalogs_refusal_where_it_stands(project: Path):
+    from schedule_helpers import OVERLAP_WORKFLOWS
+
+    (project / "dna" / "org" / "own_workflows.hl").write_text(OVERLAP_WORKFLOWS)
+    result = run(project, "check", "--output-format", "concise")
+    assert result.exit_code == 1
+    (line,) = result.stdout.splitlines()
+    assert line.startswith("dna/org/own_workflows.hl:") and " E0505 [error] " in line
+    assert "the catalog refuses hollow" in line
+    full = run(project, "check")  # rendered at its line, as every diagnostic is
+    assert "error[E0505]" in full.stderr and "own_workflows.hl" in full.stderr
