@@ -44,8 +44,11 @@ def test_the_counted_rest_is_what_running_it_reports(rhythmic: Path, monkeypatch
 
 
 def test_a_down_period_to_come_is_run_not_counted(rhythmic: Path, monkeypatch):
-    to = FROM + 3 * HOUR
-    down = [(FROM + 2 * HOUR, FROM + 2 * HOUR + 20 * MINUTE)]
-    counted = _report(rhythmic, to, down=down)
+    to = FROM + 150 * MINUTE
+    down = [(FROM + 30 * MINUTE, FROM + 45 * MINUTE)]
+    heard: list[int] = []
+    counted = _report(rhythmic, to, down=down, progress=heard.append)
+    assert heard[-2] > FROM + 45 * MINUTE, "run through the down period"
+    assert heard[-2] < to - HOUR, "and counted once steady after it"
     monkeypatch.setattr(steady, "STEADY", 10**9)
     assert counted == _report(rhythmic, to, down=down)
