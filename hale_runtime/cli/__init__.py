@@ -20,6 +20,7 @@ LANG_COMMANDS = {
     "fmt": "hale_runtime.cli.fmt:fmt",
     "lsp": "hale_runtime.cli.lsp:lsp",
     "dap": "hale_runtime.cli.dap:dap",
+    "completion": "hale_runtime.cli.completion:completion",
 }
 DNA_COMMANDS: dict[str, str] = {
     "definitions": "hale_runtime.cli.definitions:definitions",
@@ -90,7 +91,11 @@ class DnaGroup(LazyGroup):
             fail(said)
 
 
-@click.group(cls=LazyGroup, lazy=LANG_COMMANDS)
+@click.group(
+    cls=LazyGroup,
+    lazy=LANG_COMMANDS,
+    context_settings={"help_option_names": ["-h", "--help"]},  # every verb inherits it
+)
 @click.version_option(package_name="hale")
 def hale() -> None:
     """hale: the Hale language and the dna organism it describes."""

@@ -15,6 +15,9 @@ EXIT_LEASE_HELD = 3  # the body lease is held elsewhere
 EXIT_GENOME_MOVED = 75
 
 
+json_option = click.option(
+    "--json", "as_json", is_flag=True, help="one JSON document (its shape: docs/cli.md)"
+)
 offline_option = click.option(
     "--offline", is_flag=True, help="read this clone's record as it is, without syncing first"
 )

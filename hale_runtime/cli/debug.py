@@ -14,7 +14,7 @@ import gc
 
 import click
 
-from hale_runtime.cli.common import fail
+from hale_runtime.cli.common import EXIT_USAGE, fail
 from hale_runtime.project import find_root
 
 
@@ -38,6 +38,12 @@ def debug(task: str | None, follow: bool, kinds: tuple[str, ...], keys: tuple[st
           hl: tuple[str, ...], target: str | None, args: tuple[str, ...],
           budget_window: str | None, allowance: int | None) -> None:  # fmt: skip
     """Step through the record's executions and the Scheduler's code behind them."""
+    missing = terminal_missing()
+    if missing:
+        fail(f"debug draws on a terminal, and {missing}; run it in one (`hale dna history` reads the record as text)", EXIT_USAGE)  # fmt: skip
+    from hale_runtime.extras import need
+
+    need("tui")  # one line naming the extra when it is not installed
     from hale_lang.diagnostics import HaleError
     from hale_runtime.record import Record
     from hale_runtime.tui.app import DebugApp
@@ -69,6 +75,17 @@ def debug(task: str | None, follow: bool, kinds: tuple[str, ...], keys: tuple[st
         trace=trace,
     )
     app.run()
+
+
+def terminal_missing() -> str:
+    """What of a terminal the debugger lacks ("" when stdin and stdout are one)."""
+    import sys
+
+    if not sys.stdin.isatty():
+        return "standard input is not one"
+    if not sys.stdout.isatty():
+        return "standard output is not one"
+    return ""
 
 
 def opened_rows(record, task: str | None):

@@ -19,14 +19,36 @@ from __future__ import annotations
 
 import click
 
-from hale_runtime.cli.common import EXIT_USAGE, fail
+from hale_runtime.cli.common import EXIT_USAGE, fail, json_option, offline_option
 from hale_runtime.project import find_root
 from hale_runtime.record import kinds
 
 
-@click.group("effect")
-def effect() -> None:
-    """Attempts waiting for a person: a case, or an effect nobody could vouch for."""
+@click.group("effect", invoke_without_command=True)
+@offline_option
+@json_option
+@click.pass_context
+def effect(ctx: click.Context, offline: bool, as_json: bool) -> None:
+    """Attempts waiting for a person: a case, or an effect nobody could vouch for.
+
+    With no subcommand, list them (`effect resolve` answers one)."""
+    if ctx.invoked_subcommand is not None:
+        return
+    from hale_runtime.cli.organism import fetch_unless_offline
+    from hale_runtime.record import Record
+
+    record = Record.open(find_root())
+    fetch_unless_offline(record, offline)
+    if as_json:
+        from hale_runtime.cli.documents import cases_json
+        from hale_runtime.cli.shapes import emit
+
+        emit({"cases": cases_json(record)})
+        return
+    from hale_runtime.engine.cases import case_lines, open_cases
+
+    for line in case_lines(open_cases(record)):
+        click.echo(line)
 
 
 @effect.command("resolve")

@@ -1,4 +1,10 @@
-"""`hale fmt [--check] PATHS…`: rewrite `.hl` files in their canonical layout.
+"""`hale fmt [--check | --diff] [PATHS…]`: rewrite `.hl` files in their canonical layout.
+
+With no path it formats the project's genome (as `hale check` reads it); `-`
+reads one file's text from standard input and writes the formatted text to
+standard output (`--stdin-filename` names it in diagnostics), as an editor
+or a pre-commit hook calls ruff or black; `--diff` writes nothing and
+prints a unified diff of what would change (exit 1 when anything would).
 
 Each path is a file or a folder (searched recursively for `*.hl`, skipping
 hidden folders). A file whose layout changes is rewritten atomically (a
@@ -25,15 +31,63 @@ from hale_runtime.cli.common import EXIT_OK, EXIT_REFUSED, echo_diagnostics
 
 @click.command()
 @click.option("--check", is_flag=True, help="Write nothing; exit 1 if any file would change.")
-@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
-def fmt(check: bool, paths: tuple[Path, ...]) -> None:
-    """Format Hale files (and folders of them) in place."""
+@click.option("--diff", is_flag=True, help="Write nothing; print a unified diff of the changes.")
+@click.option(
+    "--stdin-filename", default="<stdin>", help="The name `-`'s text goes by in diagnostics."
+)
+@click.argument("paths", nargs=-1, type=click.Path(allow_dash=True, path_type=Path))
+def fmt(check: bool, diff: bool, stdin_filename: str, paths: tuple[Path, ...]) -> None:
+    """Format Hale files (and folders of them) in place; `-` formats standard input
+    to standard output; with no path, the project's genome."""
+    if paths == (Path("-"),):
+        raise SystemExit(_format_stdin(stdin_filename, check, diff))
+    for path in paths:
+        if path == Path("-"):
+            raise click.UsageError("`-` (standard input) is formatted alone, with no other path")
+        if not path.exists():
+            raise click.BadParameter(f"Path '{path}' does not exist.", param_hint="PATHS")
+    if not paths:
+        from hale_runtime.cli.lang import project_paths
+
+        paths = project_paths()
     failed = changed = False
     for file in _hale_files(paths):
-        status = _format_one(file, check)
+        status = _format_one(file, check or diff, diff)
         failed |= status == "failed"
         changed |= status == "changed"
-    raise SystemExit(EXIT_REFUSED if failed or (check and changed) else EXIT_OK)
+    raise SystemExit(EXIT_REFUSED if failed or ((check or diff) and changed) else EXIT_OK)
+
+
+def _format_stdin(name: str, check: bool, diff: bool) -> int:
+    """Format standard input onto standard output (or say what would change)."""
+    import sys
+
+    from hale_lang.diagnostics import HaleError, SourceMap
+    from hale_lang.formatter import format_source
+
+    text = sys.stdin.read()
+    try:
+        new = format_source(text, name)
+    except HaleError as e:
+        echo_diagnostics(e.diagnostics, SourceMap({name: text}))
+        return EXIT_REFUSED
+    if new != text and not _same_program(text, new, name):
+        click.echo(f"hale: internal error: formatting {name} would change it", err=True)
+        return EXIT_REFUSED
+    if diff:
+        click.echo(_diff(text, new, name), nl=False)
+    elif not check:
+        click.echo(new, nl=False)
+    return EXIT_REFUSED if (check or diff) and new != text else EXIT_OK
+
+
+def _diff(old: str, new: str, name: str) -> str:
+    import difflib
+
+    lines = difflib.unified_diff(
+        old.splitlines(keepends=True), new.splitlines(keepends=True), name, name
+    )
+    return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
 
 
 def _hale_files(paths: tuple[Path, ...]) -> list[Path]:
@@ -56,7 +110,7 @@ def _below(file: Path, folder: Path) -> tuple[str, ...]:
     return file.relative_to(folder).parts[:-1]
 
 
-def _format_one(file: Path, check: bool) -> str:
+def _format_one(file: Path, check: bool, diff: bool = False) -> str:
     """Format one file: "changed", "same" or "failed" (after printing why)."""
     from hale_lang.diagnostics import HaleError, SourceMap
     from hale_lang.formatter import format_source
@@ -85,7 +139,7 @@ def _format_one(file: Path, check: bool) -> str:
         except OSError as e:
             click.echo(f"hale: cannot write {shown}: {e}", err=True)
             return "failed"
-    click.echo(shown)
+    click.echo(_diff(text, new, shown) if diff else shown, nl=not diff)
     return "changed"
 
 

@@ -17,14 +17,15 @@ from typing import Any
 
 import click
 
-from hale_runtime.cli.common import EXIT_USAGE, fail
+from hale_runtime.cli.common import EXIT_USAGE, fail, json_option
 
 
 @click.command("grant")
 @click.argument("words", nargs=-1)
 @click.option("--reviews", default="", help="the families of Reviews it covers: operating[,…]")
 @click.option("--until", default="", help="when it ends: an ISO 8601 time (UTC unless it says)")
-def grant(words: tuple[str, ...], reviews: str, until: str) -> None:
+@json_option
+def grant(words: tuple[str, ...], reviews: str, until: str, as_json: bool) -> None:
     """Grant the Leader Reviews (`grant leader --reviews operating`), end it
     (`grant revoke leader`), or list the grants (`grant`)."""
     from hale_runtime.cli.keys import landed, synced_record, write_judged
@@ -35,7 +36,14 @@ def grant(words: tuple[str, ...], reviews: str, until: str) -> None:
     if len(words) > 1 and not revoking or (not words or revoking) and (reviews or until):
         fail("`hale dna grant leader --reviews <family>[,…] [--until <time>]`, "
              "`hale dna grant revoke leader`, or `hale dna grant`", EXIT_USAGE)  # fmt: skip
+    if as_json and words:
+        fail("--json lists the grants: `hale dna grant --json`", EXIT_USAGE)
     record = synced_record()
+    if not words and as_json:
+        from hale_runtime.cli.shapes import emit
+
+        emit(grants_json(record.trust, record.clock()))
+        return
     if not words:
         for line in grant_lines(record.trust, record.clock()):
             click.echo(line)
@@ -71,6 +79,16 @@ def grant_lines(trust: Any, now: int) -> list[str]:
             f"  grant/{position}: position:{position} ({holder}) decides {g.says()}{ended}"
         )
     return lines
+
+
+def grants_json(trust: Any, now: int) -> dict[str, Any]:
+    """`hale dna grant --json`: each grant, its holder, and whether it is live."""
+    out = []
+    for position, g in sorted(trust.grants.given.items()):
+        holder = trust.holders.get(position) or None
+        out.append({"position": position, "holder": holder, "reviews": list(g.reviews),
+                    "until": g.until, "live": g.live(now)})  # fmt: skip
+    return {"grants": out}
 
 
 def _says(body: dict[str, Any]) -> str:

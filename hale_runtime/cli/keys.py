@@ -16,11 +16,12 @@ from typing import Any
 
 import click
 
-from hale_runtime.cli.common import EXIT_USAGE, fail
+from hale_runtime.cli.common import EXIT_USAGE, fail, json_option
 
 
 @click.command("whoami")
-def whoami() -> None:
+@json_option
+def whoami(as_json: bool) -> None:
     """Print who you write as and the key your rows are signed with."""
     from hale_runtime.project import NotAProject, find_root
     from hale_runtime.record import Record, keys
@@ -36,11 +37,24 @@ def whoami() -> None:
 
         sync_quietly(record)  # what the record binds, as the remote has it
     who = record.who if record is not None else default_who("<clone>")
-    click.echo(f"identity: {identity(who)} (rows name {who})")
+    if not as_json:
+        click.echo(f"identity: {identity(who)} (rows name {who})")
     try:
         key = keys.user_key()
     except keys.KeyUnusable as unusable:
         fail(f"no signing key: {unusable}")
+    if as_json:
+        said = standing(record.trust, who, key.fingerprint) if record is not None else []
+        from hale_runtime.cli.shapes import emit
+
+        emit({
+            "identity": identity(who),
+            "who": who,
+            "key": {"fingerprint": key.fingerprint, "source": keys.tilde(key.source)},
+            "record": said[0].removeprefix("record: ") if said else None,
+            "holds": _held(record.trust, who) if record is not None else [],
+        })  # fmt: skip
+        return
     click.echo(f"key: {key.fingerprint} (ed25519, {keys.tilde(key.source)})")
     if key.note:
         click.echo(f"  {key.note}")
@@ -77,10 +91,18 @@ def standing(trust: Any, who: str, fingerprint: str) -> list[str]:
             f"your key is {name}'s, registered by itself (it proves you, and gives no authority)"
         )
     lines = [f"record: {bound}"]
-    held = sorted(p for p, h in trust.holders.items() if h and identity(h) == name)
+    held = _held(trust, who)
     if held:
-        lines.append(f"holds: {', '.join(f'position:{p}' for p in held)}")
+        lines.append(f"holds: {', '.join(held)}")
     return lines
+
+
+def _held(trust: Any, who: str) -> list[str]:
+    """The positions `who`'s identity holds, as position:<name>."""
+    from hale_runtime.record.trust import identity
+
+    name = identity(who)
+    return sorted(f"position:{p}" for p, h in trust.holders.items() if h and identity(h) == name)
 
 
 @click.group("key")
@@ -153,10 +175,17 @@ def revoke(fingerprint: str, why: str) -> None:
 
 
 @key.command("list")
-def list_keys() -> None:
+@json_option
+def list_keys(as_json: bool) -> None:
     """Every key the record binds, with its identity."""
     record = synced_record()
     trust = record.trust
+    if as_json:
+        from hale_runtime.cli.documents import keys_json
+        from hale_runtime.cli.shapes import emit
+
+        emit(keys_json(trust))
+        return
     if not trust.keys:
         click.echo("keys: none bound (`hale dna upgrade` makes your key the record's genesis)")
         return

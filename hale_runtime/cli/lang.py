@@ -51,18 +51,43 @@ def _guarded(fn: Callable) -> Callable:
     return run
 
 
+def project_paths() -> tuple[Path, ...]:
+    """What `check` and `fmt` read when given no path: the project's genome
+    (`dna/` of the project the current folder is in), else the current folder."""
+    from hale_runtime.project import NotAProject, find_root
+
+    try:
+        root = find_root()
+    except NotAProject:
+        return (Path("."),)
+    return ((root / "dna") if (root / "dna").is_dir() else root,)
+
+
 @click.command()
-@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
+@click.argument("paths", nargs=-1, type=click.Path(exists=True, path_type=Path))
 @click.option(
     "--root",
     type=click.Path(exists=True, file_okay=False, path_type=Path),
     help="The genome root imports resolve from (default: found from each path).",
 )
+@click.option(
+    "--output-format",
+    "output_format",
+    type=click.Choice(["full", "concise", "json", "sarif", "github"]),
+    default="full",
+    show_default=True,
+    help="full: rendered on stderr; the others on stdout, for tools (json's shape: docs/cli.md)",
+)
 @_guarded
-def check(paths: tuple[Path, ...], root: Path | None) -> None:
-    """Check .hl files (or every .hl file under folders) and print all diagnostics."""
+def check(paths: tuple[Path, ...], root: Path | None, output_format: str) -> None:
+    """Check .hl files (or every .hl file under folders; default: the project's genome)
+    and print all diagnostics, with the catalog's and the budget's refusals when they
+    hold a genome."""
     from hale_lang.build import compile_entries
 
+    from .report import genome_diagnostics, plain, render
+
+    paths = paths or project_paths()
     groups: dict[Path, list[str]] = {}
     for path in paths:
         for f in hl_files(path):  # each file's own root: a folder may hold several genomes
@@ -71,12 +96,23 @@ def check(paths: tuple[Path, ...], root: Path | None) -> None:
             if entry not in groups.setdefault(r, []):
                 groups[r].append(entry)
     errors = warnings = files = 0
+    found: list[dict] = []
     for r, entries in groups.items():
         compiled = compile_entries(r, entries)
-        echo_diagnostics(compiled.diagnostics, compiled.sources)
-        errors += len(compiled.errors)
-        warnings += len(compiled.diagnostics) - len(compiled.errors)
+        diagnostics = list(compiled.diagnostics)
+        if not compiled.errors:
+            diagnostics += genome_diagnostics(r)
+        if output_format == "full":
+            echo_diagnostics(diagnostics, compiled.sources)
+        found += [plain(d, r) for d in diagnostics]
+        errors += sum(d.severity == "error" for d in diagnostics)
+        warnings += sum(d.severity != "error" for d in diagnostics)
         files += len(compiled.texts)
+    if output_format != "full":
+        text = render(output_format, found, files)
+        if text:
+            click.echo(text)
+        raise SystemExit(EXIT_REFUSED if errors else 0)
     summary = f"checked {files} file{'s' * (files != 1)}: {errors} error(s), {warnings} warning(s)"
     if errors:
         click.echo(("\n" if errors + warnings else "") + f"error: {summary}", err=True)

@@ -17,12 +17,13 @@ import secrets
 
 import click
 
-from hale_runtime.cli.common import fail
+from hale_runtime.cli.common import fail, json_option
 
 
 @click.group("ledger", invoke_without_command=True)
+@json_option
 @click.pass_context
-def ledger(ctx: click.Context) -> None:
+def ledger(ctx: click.Context, as_json: bool) -> None:
     """Whether the record has adopted a ledger for the legs' rows, and its epoch."""
     if ctx.invoked_subcommand is not None:
         return
@@ -33,6 +34,19 @@ def ledger(ctx: click.Context) -> None:
 
     root = find_root()
     done = adopted(Record.open(root))
+    if as_json:
+        from hale_runtime.cli.shapes import emit
+
+        memory = project_memory(root) if done is not None else None
+        body = done.body if done is not None else {}
+        emit({
+            "adopted": done is not None,
+            "epoch": body.get("epoch"),
+            "claim": body.get("claim", "body") if done is not None else None,
+            "holder": body.get("holder", done.who) if done is not None else None,
+            "waiting": memory.ledger_count() if memory else None,
+        })  # fmt: skip
+        return
     if done is None:
         click.echo("ledger: none adopted; the legs' rows are written to the git record")
         return

@@ -17,6 +17,11 @@ import click
 )
 def lsp(stdio: bool) -> None:
     """Run the Hale language server on stdin and stdout."""
+    from hale_runtime.cli.common import fail
+    from hale_runtime.extras import missing
+
+    if missing("lsp"):
+        fail(missing("lsp"))
     from hale_lang.lsp.server import serve
 
     serve()

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import click
 
-from hale_runtime.cli.common import EXIT_LEASE_HELD, fail, offline_option
+from hale_runtime.cli.common import EXIT_LEASE_HELD, fail, json_option, offline_option
 from hale_runtime.cli.organism import exit_unless_landed, fetch_unless_offline
 from hale_runtime.record import kinds
 
@@ -137,8 +137,9 @@ def status(as_json: bool, offline: bool) -> None:
 
 
 @click.group("body", invoke_without_command=True)
+@json_option
 @click.pass_context
-def body(ctx: click.Context) -> None:
+def body(ctx: click.Context, as_json: bool) -> None:
     """Who runs this record's body (the body lease; this owner's, with HALE_DNA_OWNER)."""
     if ctx.invoked_subcommand is not None:
         return
@@ -149,6 +150,12 @@ def body(ctx: click.Context) -> None:
     root = _root()
     owner = os.environ.get(OWNER_ENV) or None
     lease, where = read_lease(root, Record.open(root), _settings().git_timeout_s, owner)
+    if as_json:
+        from hale_runtime.cli.documents import lease_json
+        from hale_runtime.cli.shapes import emit
+
+        emit({"lease": lease_json(lease), "where": where})
+        return
     click.echo(f"body: {lease.describe() if lease else 'nobody holds the lease'} ({where})")
 
 
@@ -227,7 +234,8 @@ def release() -> None:
 @body.command("provision")
 @click.argument("host", required=False)
 @click.option("--note", default="", help="what was set up, for whoever reads the record")
-def provision(host: str | None, note: str) -> None:
+@json_option
+def provision(host: str | None, note: str, as_json: bool) -> None:
     """Record that you provisioned HOST for a body (without HOST: the hosts provisioned)."""
     from hale_runtime.cli.organism import sync_quietly
     from hale_runtime.node import provision as hosts
@@ -236,6 +244,17 @@ def provision(host: str | None, note: str) -> None:
 
     record = Record.open(_root())
     sync_quietly(record)
+    if host is None and as_json:
+        from hale_runtime.cli.shapes import emit
+
+        emit({"hosts": [
+            {"host": h, "address": str(row.body.get("address", "")), "owner": row.body.get("owner") or None,
+             "by": str(row.body.get("by", row.who)), "at": row.at}
+            for h, row in hosts.hosts(record).items()
+        ]})  # fmt: skip
+        return
+    if as_json:
+        fail("--json lists the hosts: `hale dna body provision --json`", 2)
     if host is None:
         for line in _host_lines(hosts.hosts(record)):
             click.echo(line)

@@ -20,14 +20,15 @@ from __future__ import annotations
 
 import click
 
-from hale_runtime.cli.common import EXIT_USAGE, fail, offline_option
+from hale_runtime.cli.common import EXIT_USAGE, fail, json_option, offline_option
 
 
 @click.command("review")
 @click.argument("target", required=False)
 @click.argument("decision", required=False, type=click.Choice(["approve", "reject"]))
 @offline_option
-def review(target: str | None, decision: str | None, offline: bool) -> None:
+@json_option
+def review(target: str | None, decision: str | None, offline: bool, as_json: bool) -> None:
     """List open Reviews and cases, or decide TARGET (a k:<id>, or a family) with DECISION."""
     from hale_runtime.cli.organism import (
         fetch_unless_offline,
@@ -42,6 +43,14 @@ def review(target: str | None, decision: str | None, offline: bool) -> None:
     root = find_root()
     record = Record.open(root)
     fetch_unless_offline(record, offline)
+    if target is None and as_json:
+        from hale_runtime.cli.documents import reviews_json
+        from hale_runtime.cli.shapes import emit
+
+        emit(reviews_json(record))
+        return
+    if as_json:
+        fail("--json lists; it does not decide: `hale dna review --json`", EXIT_USAGE)
     if target is None:
         from hale_runtime.engine.cases import case_lines, open_cases
         from hale_runtime.node.board import budget_line, exhausted_now

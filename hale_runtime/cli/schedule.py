@@ -15,7 +15,7 @@ from pathlib import Path
 
 import click
 
-from hale_runtime.cli.common import EXIT_USAGE, fail, offline_option
+from hale_runtime.cli.common import EXIT_USAGE, fail, json_option, offline_option
 from hale_runtime.cli.organism import (
     answer_wait_s,
     exit_unless_landed,
@@ -25,6 +25,7 @@ from hale_runtime.cli.organism import (
     unlanded,
     wait_for,
 )
+from hale_runtime.cli.shapes import emit
 
 
 def _root() -> Path:
@@ -41,15 +42,19 @@ def _record(root: Path):
 
 @click.group("schedule", invoke_without_command=True)
 @offline_option
+@json_option
 @click.pass_context
-def schedule(ctx: click.Context, offline: bool) -> None:
+def schedule(ctx: click.Context, offline: bool, as_json: bool) -> None:
     """List the schedules the record holds; declare, pause or resume one."""
     if ctx.invoked_subcommand is not None:
         return
-    from hale_runtime.schedules.listing import schedule_lines
+    from hale_runtime.schedules.listing import schedule_json, schedule_lines
 
     record = _record(_root())
     fetch_unless_offline(record, offline)
+    if as_json:
+        emit(schedule_json(record))
+        return
     for line in schedule_lines(record):
         click.echo(line)
 
@@ -72,10 +77,11 @@ def declare(
     if (every_ms is None) == (not cron):
         fail("give exactly one of --every and --cron", EXIT_USAGE)
     root = _root()
+    definition = _definition(root, definition)
     record = _record(root)
     position = convener if ":" in convener else f"position:{convener}"
     terms = Terms(id, every_ms or 0, cron, definition, args, position)
-    why = shape_refusal(terms, record.clock())
+    why = shape_refusal(terms, record.clock()) or _node_refusal(root, terms)
     if why:  # what the verb can tell itself: nothing is written
         click.echo(f"schedule declare: refused: {why}")
         raise SystemExit(1)
@@ -95,6 +101,59 @@ def declare(
             fail(not_landed)
         return
     _await(record, terms, row.key)
+
+
+def _definition(root: Path, given: str) -> str:
+    """The definition id a schedule names, from `id` or `id@rev` as
+    `hale dna definitions` prints it (a schedule convenes the newest revision);
+    a definition the catalog lacks, or an old revision, is refused here, one
+    line, exit 1, before anything is written. A genome that does not build is
+    left for the organization to judge."""
+    from hale_runtime.catalog.load import GenomeError, load_document
+
+    try:
+        doc = load_document(root)
+    except GenomeError:
+        return given
+    id, at, rev = given.partition("@")
+    found = {d["id"]: d for d in doc["definitions"]}
+    d = found.get(id)
+    if d is None:
+        fail(
+            f"schedule declare: refused: the catalog has no definition {id} "
+            "(`hale dna definitions` lists them); nothing written"
+        )
+    if at and rev != str(d["newest"]):
+        fail(
+            f"schedule declare: refused: {given} is not {id}'s newest revision; a schedule "
+            f"convenes the newest, {id}@{d['newest']} (--definition {id}); nothing written"
+        )
+    return id
+
+
+def _node_refusal(root: Path, terms) -> str:
+    """Why the organization's Scheduler (the genome's own, on the catalog and
+    this clone's memory) would refuse `terms`, or "". What needs a memory this
+    clone has not (who holds a graph position) is left to the organization."""
+    from hale_lang.diagnostics import HaleError
+    from hale_runtime.catalog import load_catalog
+    from hale_runtime.catalog.load import GenomeError
+    from hale_runtime.cli.organism import project_memory
+    from hale_runtime.schedules.host import ScheduleHost
+    from hale_runtime.schedules.scheduler import Scheduler
+
+    try:
+        catalog = load_catalog(root)
+        scheduler = Scheduler(root)
+    except (GenomeError, HaleError):
+        return ""  # a genome that does not build is the organization's to report
+    memory = project_memory(root)
+    try:
+        why = scheduler.refusal(ScheduleHost(catalog, memory), terms)
+    finally:
+        if memory is not None:
+            memory.close()
+    return "" if memory is None and "no memory is named" in why else why
 
 
 def _await(record, terms, request_id: str) -> None:

@@ -108,8 +108,13 @@ def _run(first: int, last: int, periods: list[tuple[int, int]], held: int):
         root = find_root()
     except NotAProject as e:
         fail(str(e))
+    from hale_runtime.cli.progress import progress
+
     try:
-        return Simulation(root, first, last, periods, held).run()
+        with progress("simulate", last - first) as bar:
+            return Simulation(
+                root, first, last, periods, held, progress=lambda now: bar.update(now - first)
+            ).run()
     except GenomeError as e:
         click.echo(e.text, err=True)
     except HaleError as e:

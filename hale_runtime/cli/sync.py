@@ -24,8 +24,11 @@ def sync() -> None:
     if record.remote() is None:
         click.echo("sync: this record has no remote; every row is stamped")
         return
+    from hale_runtime.cli.progress import progress
+
     try:
-        report = locked_sync(record)
+        with progress("sync"):
+            report = locked_sync(record)
     except RecordError as error:
         fail(str(error))
     click.echo(f"sync: {report.remote}: sent {report.sent} row(s), received {report.received}")

@@ -64,13 +64,20 @@ def create(objective: str, judgment: bool, to: str, target: str) -> None:
 @click.argument("task_id", metavar="TASK")
 def cancel(task_id: str) -> None:
     """Ask the organization to cancel root TASK, fencing everything below it."""
-    from hale_runtime.cli.organism import answer_or_leave
+    from hale_runtime.cli.organism import answer_or_leave, sync_quietly
     from hale_runtime.engine import cancel as cancels
+    from hale_runtime.engine import ids
+    from hale_runtime.engine.show import read_root
     from hale_runtime.project import find_root
     from hale_runtime.record import Record
 
     root = find_root()
     record = Record.open(root)
+    sync_quietly(record)  # a task admitted on another clone is known here
+    if task_id not in read_root(record, task_id).tasks:
+        fail(f"no task {task_id} in the record; nothing asked (`hale dna history --kind workflow.admitted` lists the tasks)")  # fmt: skip
+    if ids.root_of(task_id) != task_id:
+        fail(f"{task_id} is not a root task; cancel its root, {ids.root_of(task_id)}")
     row = cancels.request(record, task_id)
     answer = answer_or_leave(
         root,

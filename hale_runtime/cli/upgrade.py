@@ -25,12 +25,14 @@ if TYPE_CHECKING:
 def upgrade() -> None:
     """Rewrite dna/org/workflows.hl and vendor/dna to this toolchain's shape."""
     from hale_runtime.catalog.genome import apply_plan, upgrade_plan
+    from hale_runtime.cli.progress import progress
     from hale_runtime.project import find_root
 
     root = find_root()
     version = _version()
-    changes = upgrade_plan(root)
-    genesis, record = _genesis(root)
+    with progress("upgrade"):
+        changes = upgrade_plan(root)
+        genesis, record = _genesis(root)
     if not changes:
         click.echo(f"upgrade: nothing to change; workflows.hl and vendor/dna are hale {version}'s")
         _say_genesis(genesis, record)

@@ -64,6 +64,9 @@ def open_memory(
 ) -> Memory:
     """Connect to the memory `dsn_or_path` names; `clock` is the node's (for deadlines)."""
     if is_postgres(dsn_or_path):
+        from hale_runtime.extras import need
+
+        need("postgres")
         from hale_runtime.memory.postgres import PostgresMemory
 
         return PostgresMemory(os.fspath(dsn_or_path), clock)

@@ -38,6 +38,9 @@ __all__ = [
 def open_nerves(dsn_or_path: str | os.PathLike) -> Nerves:
     """Connect to the nerves `dsn_or_path` names."""
     if is_postgres(dsn_or_path):
+        from hale_runtime.extras import need
+
+        need("postgres")
         from hale_runtime.nerves.postgres import PostgresNerves
 
         return PostgresNerves(os.fspath(dsn_or_path))

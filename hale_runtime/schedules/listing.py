@@ -43,6 +43,44 @@ def schedule_lines(record: Record) -> list[str]:
     return lines
 
 
+def schedule_json(record: Record) -> dict:
+    """`hale dna schedule --json` (its shape: hale_runtime/cli/shapes.py)."""
+    import json
+
+    out = []
+    for id, s in fold_of(record).schedules.items():
+        try:
+            args = json.loads(s.terms.args or "{}")
+        except ValueError:
+            args = {}
+        out.append({
+            "id": id,
+            "state": "paused" if s.paused else "live",
+            "every_ms": s.terms.every_ms,
+            "cron": s.terms.cron,
+            "definition": s.terms.definition,
+            "convener": s.terms.convener,
+            "args": args if isinstance(args, dict) else {},
+            "occurred": s.occurred,
+            "skipped": s.skipped,
+            "missed": s.missed,
+            "last_task": s.last_task or None,
+        })  # fmt: skip
+    return {"schedules": out}
+
+
+def process_json(record: Record) -> dict:
+    """`hale dna show processes --json`: each rhythm once, sorted."""
+    fold = fold_of(record)
+    rhythms = sorted(
+        {
+            (s.terms.convener, f"definition:{s.terms.definition}", cadence(s.terms))
+            for s in fold.schedules.values()
+        }
+    )
+    return {"processes": [{"convener": c, "definition": d, "cadence": k} for c, d, k in rhythms]}
+
+
 def process_lines(record: Record) -> list[str]:
     """`hale dna show processes`: the positions' rhythms, one line each."""
     fold = fold_of(record)

@@ -34,7 +34,12 @@ would not: it is the node's own organism, on a clock that jumps.
    spelled out occurrence by occurrence), the admissions the engine
    refused.
 
-A window with more than `max_ticks` ticks of work stops with `TooLong`.
+Once the organism's rhythm is steady (steady.py: every tick the same
+executions, settled at once, on each schedule's cadence), the rest of the
+window is counted along the cadences rather than run, when nothing left in
+it could change the rhythm; a `progress` callback hears how far the virtual
+clock has got. A window with more than `max_ticks` ticks of work stops with
+`TooLong`.
 """
 
 from __future__ import annotations
@@ -51,7 +56,8 @@ from hale_runtime.performers import SUCCEEDED, Answer, Pending, Reconciled
 from hale_runtime.performers.base import ACTED
 from hale_runtime.record import Record, Row, kinds
 from hale_runtime.schedules.state import KINDS, Fold
-from hale_runtime.schedules.terms import ask_id, parse_ask, stamp, when
+from hale_runtime.schedules.steady import Rhythm, stamps
+from hale_runtime.schedules.terms import ASK_PREFIX, ask_id, parse_ask, stamp, when
 
 SECOND = 1000
 MAX_TICKS = 100_000
@@ -166,6 +172,7 @@ class Simulation:
     down: list[Window] = field(default_factory=list)
     open_for: int = 0
     max_ticks: int = MAX_TICKS
+    progress: Any = None  # called with the virtual clock's ms after each tick
 
     def run(self) -> Report:
         with tempfile.TemporaryDirectory(prefix="hale-simulate-", dir=_SCRATCH) as scratch:
@@ -187,15 +194,34 @@ class Simulation:
         self.copy = scratch / "record.git"
         now = self._first_tick(self.start)
         self._boot()
-        before = self.record.cursor()
+        before = cursor = self.record.cursor()
+        fold = Fold().apply_all(self.record.rows(kind=KINDS))
+        rhythm, projected = Rhythm(), []
         ticks = 0
         while now is not None:
             ticks += 1
             if ticks > self.max_ticks:
                 raise TooLong(f"more than {self.max_ticks:,} ticks of work")
             self._tick(now)
+            rows = self.record.rows(since=cursor)
+            cursor = self.record.cursor()
+            fold.apply_all(r for r in rows if r.kind in KINDS)
+            cadence = {id: s.terms for id, s in fold.schedules.items() if not s.paused}
+            rhythm.observe(rows, cadence)
+            if self.progress is not None:
+                self.progress(now)
+            if rhythm.steady(cadence) and self._unchanging(now):
+                projected = rhythm.project(cadence, self.end, self.engine.state.budget)
+                if projected:
+                    break
+            booted = self.record
             now = self._next(now)
-        report = Report.read(self.record, before, self.start, self.end)
+            if self.record is not booted:  # a restart after a down period
+                rhythm.reset()
+                cursor = self.record.cursor()
+        if self.progress is not None:
+            self.progress(self.end)
+        report = Report.read(self.record, before, self.start, self.end, projected)
         self.record.close()
         self.memory.close()
         return report
@@ -221,6 +247,11 @@ class Simulation:
             self.root, self.record, self.memory, self.catalog, self.engine, self.clock, scheduler,
             organism=organism,
         )  # fmt: skip
+
+    def _unchanging(self, now: int) -> bool:
+        """Nothing left in the window could change a steady rhythm: no answer
+        held, no execution kept open, no down period still to come."""
+        return not self.open_for and not self.answering.held and all(b <= now for _, b in self.down)
 
     def _tick(self, now: int) -> None:
         self.clock.now = now
@@ -279,7 +310,9 @@ class Report:
     schedules: list[Occurrences]
 
     @classmethod
-    def read(cls, record: Record, since: int, start: int, end: int) -> Report:
+    def read(
+        cls, record: Record, since: int, start: int, end: int, projected: list | None = None
+    ) -> Report:
         fold = Fold().apply_all(record.rows(kind=KINDS))
         by_id = {
             id: Occurrences(id, when(s.terms), s.terms.definition, s.terms.convener, s.paused)
@@ -291,6 +324,11 @@ class Report:
         }
         for row in written:
             _take(by_id, fold, row, settled)
+        if projected:  # counted along the steady rhythm
+            names = stamps([p[0] for p in projected])
+            for (_, sid, task, outcome), at in zip(projected, names, strict=True):
+                entry = {"occurrence": f"{ASK_PREFIX}{sid}@{at}", "at": at, "task": task, "outcome": outcome}  # fmt: skip
+                by_id[sid].occurred.append(entry)
         return cls(start, end, list(by_id.values()))
 
 

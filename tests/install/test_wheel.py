@@ -78,6 +78,18 @@ def test_the_wheel_carries_every_file_hale_reads(installed: tuple[Path, Path]) -
     python = installed[1].with_name("python")
     probe = "import importlib.util as u; print(u.find_spec('stdlib') is None)"
     assert _run([str(python), "-c", probe], installed[0].parent).stdout.strip() == "True"
+    wheel = zipfile.ZipFile(installed[0])
+    (metadata,) = [n for n in names if n.endswith(".dist-info/METADATA")]
+    said = wheel.read(metadata).decode()
+    for extra in ("postgres", "tui", "lsp", "all"):
+        assert f"Provides-Extra: {extra}" in said
+    for name in ("textual", "psycopg", "pygls", "lsprotocol"):  # none of them in the core
+        lines = [ln for ln in said.splitlines() if ln.startswith(f"Requires-Dist: {name}")]
+        assert lines and all("extra ==" in ln for ln in lines), name
+    assert (
+        "Project-URL: " in said and "# hale" in said
+    )  # the URLs, and the README as the description
+    assert any(n.endswith("LICENSE") and "Apache License" in wheel.read(n).decode() for n in names)
 
 
 def test_the_installed_hale_makes_checks_and_runs_a_project(
@@ -96,6 +108,18 @@ def test_the_installed_hale_makes_checks_and_runs_a_project(
     assert "on a copy of the record" in simulated and "schedules: none declared" in simulated
     (tmp_path / "sum.hl").write_text("fn main() -> Int {\n    return len([1, 2, 3]) + 4;\n}\n")
     assert _run([hale, "run", "sum.hl", "--fn", "main"], tmp_path).stdout.strip() == "7"
+    # the core install has no LSP stack: one line names the extra, and installing it serves
+    lacking = subprocess.run([hale, "lsp"], cwd=proj, capture_output=True, text=True, timeout=120)
+    assert lacking.returncode == 1 and lacking.stdout == ""
+    assert (
+        lacking.stderr
+        == "hale: the language server (`hale lsp`) needs the `lsp` extra: pip install 'hale[lsp]'\n"
+    )
+    wheel, venv_pip = installed[0], [str(installed[1].with_name("python")), "-m", "pip", "-q"]
+    _run(
+        [*venv_pip, "--disable-pip-version-check", "install", f"hale[lsp] @ {wheel.as_uri()}"],
+        tmp_path,
+    )
     assert '"hoverProvider":true' in _lsp_session(hale, proj).replace(" ", "")
     pygmentize = str(installed[1].with_name("pygmentize"))
     raw = _run([pygmentize, "-l", "hale", "-f", "raw", "sum.hl"], tmp_path).stdout

@@ -97,13 +97,13 @@ def test_a_reading_naming_no_instance_is_recorded_and_acts_on_nothing(dna_forge,
     a = clone(dna_forge[0], tmp_path / "a")
     node = nodes(a)
     node.wait_running()
-    sensed = hale(a, "dna", "sense", "billing", "down")
+    sensed = hale(a, "dna", "sense", "billing", "down", "--other")
     assert sensed.returncode == 0 and "billing down" in sensed.stdout
     refused = hale(a, "dna", "sense", "billing", "Not A Word")
     assert refused.returncode == 2
     assert refused.stderr.startswith("hale: a reading's kind is one word")
     assert refused.stderr.endswith("; nothing written\n")
-    hale(a, "dna", "sense", "billing", "down")
+    hale(a, "dna", "sense", "billing", "down", "--other")
     wait_for(lambda: rows(a, "--kind", "concern.raised"), 30, "the concern")
     assert rows(a, "--kind", "reading.acted") == []
     assert [r["body"]["kind"] for r in rows(a, "--kind", "reading.taken")] == ["down", "down"]

@@ -17,7 +17,7 @@ def test_a_running_node_erases_a_redacted_body_in_its_clone_and_memory(make_clon
     a, b = make_clone("a"), make_clone("b")
     node = nodes(a)
     node.wait_running()
-    assert hale(a, "dna", "sense", "billing", "down", "--detail", SECRET).returncode == 0
+    assert hale(a, "dna", "sense", "billing", "down", "--other", "--detail", SECRET).returncode == 0
     row = json.loads(hale(a, "dna", "history", "--kind", "reading.taken", "--json").stdout)
     digest = row["body"]["protected"]
     memory = open_memory(a / ".git/hale/memory.sqlite3")

@@ -81,7 +81,7 @@ def clone(tmp_path: Path, remote: Path, name: str) -> Path:
 
 def test_a_redacted_body_cannot_be_read_back_from_any_clone_that_synced(world):
     tmp_path, remote, a = world
-    said = hale(a, "sense", "billing", "down", "--detail", SECRET)
+    said = hale(a, "sense", "billing", "down", "--other", "--detail", SECRET)
     assert said.endswith("recorded at the remote: billing down\n")
     (reading,) = rows(a, "--kind", "reading.taken")
     digest = reading["body"]["protected"]
@@ -116,7 +116,7 @@ def test_a_redacted_body_cannot_be_read_back_from_any_clone_that_synced(world):
 def test_only_the_writer_or_the_boards_holder_may_redact(world):
     tmp_path, remote, a = world
     ann, bob = {"HALE_DNA_NODE": "ann@box:a"}, {"HALE_DNA_NODE": "bob@box:b"}
-    hale(a, "sense", "billing", "down", "--detail", SECRET, env=ann)
+    hale(a, "sense", "billing", "down", "--other", "--detail", SECRET, env=ann)
     (reading,) = rows(a, "--kind", "reading.taken")
     # a redaction proves its writer, Board held or not: bob signs with org's key
     said = hale(a, "redact", reading["id"], env=bob, code=1)

@@ -74,7 +74,12 @@ def test_a_cancel_for_a_settled_or_unknown_task_is_answered_with_why_alone(make_
     assert hale(a, "dna", "task", "cancel", "t1").stdout == (
         "task t1 cancelled: everything below it is fenced (`hale dna show t1`)\n"
     )
-    for task, why in (("t1", "t1 has settled cancelled"), ("t99", "no task t99")):
+    before = lines(a)
+    unknown = hale(a, "dna", "task", "cancel", "t99")  # refused at the verb: nothing written
+    assert unknown.returncode == 1 and unknown.stdout == ""
+    assert unknown.stderr.startswith("hale: no task t99 in the record; nothing asked")
+    assert not [ln for ln in lines(a) if ln not in before and ln.startswith("workflow.cancel_")]
+    for task, why in (("t1", "t1 has settled cancelled"),):
         before = lines(a)
         refused = hale(a, "dna", "task", "cancel", task)
         assert refused.returncode == 1, refused.stderr

@@ -11,6 +11,7 @@ from hale_runtime.tui.app import DebugApp
 def invoke(project, monkeypatch, *args: str):
     opened = []
     monkeypatch.setattr(DebugApp, "run", lambda app: opened.append(app))
+    monkeypatch.setattr("hale_runtime.cli.debug.terminal_missing", lambda: "")
     monkeypatch.chdir(project)
     return CliRunner().invoke(hale, ["dna", "debug", *args]), opened
 
