@@ -156,6 +156,7 @@ SHAPES: dict[str, Any] = {
         "store": "object|null",
         "last_packed": "any",
         "quarantined": "any",
+        "budget_exhausted": "object|null",  # the window running now, when it is spent
     },
     "dna history": "object",  # one object a line (JSON Lines): a row, as_json
     "dna simulate": {
