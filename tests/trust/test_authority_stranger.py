@@ -25,7 +25,7 @@ def body_of(kind: str, overrides: dict) -> dict:
     return {**kinds.example(kind), **overrides}
 
 
-@settings(max_examples=30, deadline=None,
+@settings(max_examples=25, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])  # fmt: skip
 @given(
     kind=st.sampled_from(ACTING),
