@@ -5,10 +5,11 @@ It takes in the keys (`key.registered`, `key.revoked`), the positions'
 holders (`position.filled`, `position.vacated`), the schedules' conveners
 (`schedule.declared`) and the Board's grants with the Reviews' families
 (`grant.given`, `grant.revoked`, `review.opened`: grants.py), and judges
-each *authority row*: a row whose kind only some writers may write
-(`RULES`), given what its batch's signature proves (signing.py; the
-Record pairs them, authority.py). Every other row is attributed, never
-judged. A row that stands changes the fold by its content alone (`take`),
+every row whose kind names a writer other than `anyone` (kinds.WRITERS;
+`RULES`: the organization's, a node's and a leg's rows need a key the
+Board endorsed, the Board's rows their own rule), given what its batch's
+signature proves (signing.py; the Record pairs them, authority.py). A
+request that only asks is attributed, never judged. A row that stands changes the fold by its content alone (`take`),
 so the fold is made again from the rows that stood, with no signature
 checked twice.
 
@@ -17,16 +18,19 @@ identity is the part before `@` (`alice`), the name positions are filled
 with. A key is bound to one identity, and its row says how (`bound`):
 
 - `genesis`: the record's first key, registered by itself. `hale dna new`
-  (or `hale dna upgrade` on a record made before signing) writes it for
-  its user. It holds the Board until the Board is filled, and its row's id
-  binds every later signature to this record.
+  writes it for its user (on a record made before signing, `hale dna
+  upgrade --genesis-key` for the key its operator names). It is the
+  Board's root key, holding the Board until the Board is filled, and its
+  row's id binds every later signature to this record.
+- `board`: the root handed on (`hale dna key rotate`), registered by the
+  root key for a key of the same identity; it is the root from then on.
 - `endorsed`: registered by the Board's holder or by genesis (the record's
   root of trust until the Board revokes it), or by an endorsed key of the
   same identity.
-- `self`: registered by the very key for its writer's identity while that
-  identity has no key, or by one of its keys. It proves who wrote a row
-  and gives no authority: a position's holder proves itself with an
-  endorsed key.
+- `self`: registered by the very key, under its writer's name. It binds
+  no name (any number of keys may say the same one, and none blocks the
+  person it names) and gives no authority: it proves only the rows it
+  signed. A position's holder proves itself with an endorsed key.
 
 Before a record has a genesis nothing is judged, so a record made before
 signing reads as it did. A refusal says why in one line, naming the row
