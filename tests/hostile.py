@@ -39,8 +39,16 @@ def row_id(text: str) -> str:
     return read_line(text, 0, store.RECORD_REF).id
 
 
-def append_lines(root: Path, lines: list[str]) -> None:
-    """One commit of raw lines on this clone's record, as a hostile writer makes it."""
+ORG = "org@hostile:0badc0de"  # the identity the session's key proves (tests/conftest.py)
+
+
+def append_lines(root: Path, lines: list[str], signed: bool = False) -> None:
+    """One commit of raw lines on this clone's record, as a hostile writer makes it.
+    `signed`: first a signature row over them by the session's key, bound to the
+    record, so a row naming `ORG` is proven the organization's and only what it
+    says is judged (the key a node of the tests signs with; issue 29)."""
+    if signed:
+        lines = [_signature(root, lines), *lines]
     repo = pygit2.Repository(pygit2.discover_repository(str(root)))
     for _ in range(100):
         tip = store.read_ref(repo, store.RECORD_REF)
@@ -49,6 +57,15 @@ def append_lines(root: Path, lines: list[str]) -> None:
         if store.move_ref(repo, store.RECORD_REF, tip, oid):
             return
     raise AssertionError("the record kept moving")
+
+
+def _signature(root: Path, lines: list[str]) -> str:
+    from hale_runtime.record import Record, keys
+    from hale_runtime.record.signing import key_of, signature_body
+
+    key = keys.user_key()
+    body = signature_body(key, Record.open(root).trust.record, [row_id(one) for one in lines])
+    return line("row.signed", key_of(key.fingerprint), body, who=ORG)
 
 
 # ---- commits of shapes hale never writes -------------------------------------------------

@@ -3,10 +3,11 @@
 `whoami` prints who this user writes as, the key its rows are signed with
 (record/keys.py says which), and, inside a project, what the record binds
 to that key and which positions its identity holds. `key register`,
-`key revoke` and `key list` write and read the record's bindings
-(`key.registered`, `key.revoked`; record/trust.py has the rules): a writer
-registers its own key (bound by itself, no authority), the Board binds
-anyone's. Each verb is judged before it writes and says why when it is
+`key revoke`, `key rotate` and `key list` write and read the record's
+bindings (`key.registered`, `key.revoked`; record/trust.py has the rules): a
+writer registers its own key (bound by itself: it binds no name, and proves
+only the rows it signs), the Board binds anyone's, and the Board's root key
+hands itself on (`rotate`) as signed rows. Each verb is judged before it writes and says why when it is
 refused (exit 1).
 """
 
@@ -71,11 +72,15 @@ def standing(trust: Any, who: str, fingerprint: str) -> list[str]:
     name = identity(who)
     if not trust.genesis:
         return [
-            "record: no genesis yet, so nothing is judged (`hale dna upgrade` makes your key its genesis)"
+            "record: no genesis yet, so nothing is judged "
+            "(`hale dna upgrade --genesis-key <fingerprint>` names its root of trust)"
         ]
     found = trust.keys.get(fingerprint)
-    if fingerprint == trust.genesis:
-        bound = "your key is the record's genesis"
+    if fingerprint == trust.root:
+        rotated = fingerprint != trust.genesis
+        bound = (
+            "your key is the Board's root key" if rotated else "your key is the record's genesis"
+        )
         if not trust.holders.get("board"):
             bound += ", and holds the Board until the Board is filled"
     elif found is None:
@@ -88,7 +93,8 @@ def standing(trust: Any, who: str, fingerprint: str) -> list[str]:
         bound = f"your key is {name}'s, registered by the Board"
     else:
         bound = (
-            f"your key is {name}'s, registered by itself (it proves you, and gives no authority)"
+            "your key is registered by itself: it proves the rows it signs, and binds no "
+            f"name until the Board endorses it as {name}'s"
         )
     lines = [f"record: {bound}"]
     held = _held(trust, who)
@@ -135,7 +141,7 @@ def register(identity: str | None, public: str | None) -> None:
         fail(f"`{public}` is no ed25519 public key nor a registered fingerprint", EXIT_USAGE)
     fingerprint = keys.fingerprint(raw)
     if not trust.genesis:
-        fail("the record has no genesis yet: `hale dna upgrade` makes your key its genesis")
+        fail("the record has no genesis yet: `hale dna upgrade --genesis-key <fingerprint>`")
     own = trust.key_of(signer.fingerprint, record.who)
     strong = (
         trust.is_board(record.who, signer.fingerprint)
@@ -150,7 +156,7 @@ def register(identity: str | None, public: str | None) -> None:
         return
     body = {"identity": name, "public": keys.encode_public(raw), "bound": bound}
     write_judged(record, KEY_REGISTERED, key_of(fingerprint), body, "key")
-    how = "endorsed" if strong else "registered by itself (it proves, and gives no authority)"
+    how = "endorsed" if strong else "registered by itself (it binds no name until endorsed)"
     click.echo(f"key:{fingerprint} is {name}'s, {how} (key.registered)")
     landed(record)
 
@@ -174,6 +180,43 @@ def revoke(fingerprint: str, why: str) -> None:
     landed(record)
 
 
+@key.command("rotate")
+@click.argument("public")
+def rotate(public: str) -> None:
+    """Hand your key's standing to PUBLIC (an OpenSSH public key line) and revoke yours.
+
+    The Board's root key hands on the root; an endorsed key, its endorsement."""
+    from hale_runtime.record import keys
+    from hale_runtime.record.signing import key_of
+    from hale_runtime.record.trust import KEY_REGISTERED, KEY_REVOKED, identity
+
+    record = synced_record()
+    signer = record.signer
+    if signer is None:
+        fail(f"no signing key: {record.unsigned_why}")
+    raw = keys.decode_public(public)
+    if raw is None:
+        fail(f"`{public}` is no ed25519 public key", EXIT_USAGE)
+    trust, name, new = record.trust, identity(record.who), keys.fingerprint(raw)
+    if new == signer.fingerprint:
+        fail("key rotate: that is the key you sign with now; name the new one")
+    root = signer.fingerprint == trust.root
+    body = {"identity": name, "public": keys.encode_public(raw),
+            "bound": "board" if root else "endorsed"}  # fmt: skip
+    rows = [(KEY_REGISTERED, key_of(new), body),
+            (KEY_REVOKED, key_of(signer.fingerprint), {"identity": name, "why": "rotated"})]  # fmt: skip
+    from hale_runtime.record.errors import RowRefused
+
+    try:
+        record.append_many(rows)
+    except RowRefused as refused:
+        fail(f"key rotate: {refused}")
+    what = "the Board's root" if root else f"{name}'s endorsement"
+    click.echo(f"key:{new} holds {what}; key:{signer.fingerprint} is revoked (key.registered, "
+               "key.revoked). Sign with the new key from now on (HALE_DNA_KEY)")  # fmt: skip
+    landed(record)
+
+
 @key.command("list")
 @json_option
 def list_keys(as_json: bool) -> None:
@@ -192,6 +235,7 @@ def list_keys(as_json: bool) -> None:
     click.echo(f"keys: {len(trust.keys)}")
     for fingerprint, k in trust.keys.items():
         how = "genesis" if fingerprint == trust.genesis else "endorsed" if k.endorsed else "self"
+        how += ", root" if fingerprint == trust.root != trust.genesis else ""
         state = ", revoked" if k.revoked else ""
         click.echo(f"  {fingerprint}  {k.identity} ({how}{state})")
 
@@ -230,9 +274,10 @@ def landed(record: Any) -> None:
     exit_unless_landed(record)
 
 
-def make_genesis(record: Any) -> str:
+def make_genesis(record: Any, named: str | None = None) -> str:
     """Register this writer's key as the record's genesis, unless it has one;
-    the line saying so ("" when the record had one already)."""
+    the line saying so ("" when the record had one already). `named`: the key
+    the operator named for it (a fingerprint or public key), which must be theirs."""
     from hale_runtime.record import keys
     from hale_runtime.record.signing import key_of
     from hale_runtime.record.trust import KEY_REGISTERED, identity
@@ -242,6 +287,14 @@ def make_genesis(record: Any) -> str:
     signer = record.signer
     if signer is None:
         fail(f"no signing key for the record's genesis: {record.unsigned_why}")
+    if named is not None:
+        raw = keys.decode_public(named)
+        given = keys.fingerprint(raw) if raw is not None else named.removeprefix("key:")
+        if given != signer.fingerprint:
+            fail(
+                f"--genesis-key {named} is not the key you sign with ({signer.fingerprint}); "
+                "run this where that key signs (HALE_DNA_KEY)"
+            )
     name = identity(record.who)
     body = {"identity": name, "public": keys.encode_public(signer.public), "bound": "genesis"}
     record.append(KEY_REGISTERED, key_of(signer.fingerprint), body)

@@ -45,6 +45,7 @@ def _host(root: Path, application=None) -> int:
     from hale_runtime.memory import memory_dsn, nerves_dsn
     from hale_runtime.node.host import Host
     from hale_runtime.record import RecordError
+    from hale_runtime.record.errors import RowRefused
 
     settings = _settings()
     try:
@@ -53,6 +54,11 @@ def _host(root: Path, application=None) -> int:
         return host.run()
     except RecordError as error:
         fail(str(error))
+    except RowRefused as refused:  # its key proves no writer the record allows (docs/authority.md)
+        fail(
+            f"the node's rows are refused: {refused}; the Board binds this node's key to the "
+            "name it writes as (`hale dna key register <name> <public key>`)"
+        )
     except Exception as error:  # never a traceback: one line, exit 1
         fail(f"the node failed: {type(error).__name__}: {error}")
 

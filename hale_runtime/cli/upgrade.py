@@ -3,8 +3,10 @@ toolchain's current shape, file by file, and say what changed.
 
 Never touches `dna/org/own_workflows.hl` or anything else of the genome. A
 project already in shape is left alone, and the verb says so. A record
-made before rows were signed gets its genesis here: the current user's key
-(record/trust.py).
+made before rows were signed gets its genesis here only when the operator
+names the key with `--genesis-key` (it must be the key they sign with):
+whoever first runs `upgrade` does not become the root of trust by running
+it. Adopting says so in one warning line (record/trust.py).
 """
 
 from __future__ import annotations
@@ -22,7 +24,12 @@ if TYPE_CHECKING:
 
 
 @click.command("upgrade")
-def upgrade() -> None:
+@click.option(
+    "--genesis-key",
+    metavar="FINGERPRINT",
+    help="adopt a record made before signing with this key (yours) as its root of trust",
+)
+def upgrade(genesis_key: str | None) -> None:
     """Rewrite dna/org/workflows.hl and vendor/dna to this toolchain's shape."""
     from hale_runtime.catalog.genome import apply_plan, upgrade_plan
     from hale_runtime.cli.progress import progress
@@ -32,7 +39,7 @@ def upgrade() -> None:
     version = _version()
     with progress("upgrade"):
         changes = upgrade_plan(root)
-        genesis, record = _genesis(root)
+        genesis, record = _genesis(root, genesis_key)
     if not changes:
         click.echo(f"upgrade: nothing to change; workflows.hl and vendor/dna are hale {version}'s")
         _say_genesis(genesis, record)
@@ -54,19 +61,35 @@ def _say_genesis(genesis: str, record: Record) -> None:
 
     if genesis:
         click.echo(genesis)
-        exit_unless_landed(record)
+        if record.trust.genesis:
+            exit_unless_landed(record)
 
 
-def _genesis(root: Path) -> tuple[str, Record]:
-    """A record made before signing gets this user's key as its genesis: its
-    unsigned rows read as before, and authority rows after it must be signed."""
+def _genesis(root: Path, named: str | None) -> tuple[str, Record]:
+    """A record made before signing gets the key the operator `named` as its
+    genesis: its unsigned rows read as before, and authority rows after it must
+    be signed. Unnamed, nothing is adopted, and the line says how."""
     from hale_runtime.cli.keys import make_genesis
     from hale_runtime.cli.organism import sync_quietly
     from hale_runtime.record import Record
 
     record = Record.open(root)
     sync_quietly(record)  # a genesis another clone made already is the one
-    return make_genesis(record), record
+    trust = record.trust
+    if trust.genesis:
+        if named is not None and named.removeprefix("key:") != trust.genesis:
+            fail(f"the record's genesis is {trust.genesis} already; --genesis-key changes nothing")
+        return "", record
+    if named is None:
+        return (
+            "record: made before signing, and no root of trust is adopted; the operator "
+            "adopts one with `hale dna upgrade --genesis-key <their key's fingerprint>`"
+        ), record
+    line = make_genesis(record, named)
+    click.echo(
+        f"warning: this record's earlier rows were never signed; {named} is its root of trust"
+    )
+    return line, record
 
 
 def _version() -> str:

@@ -8,6 +8,12 @@ application raised skips that row) and never fatal: the organization
 answers it with one `row.quarantined <row id> {"kind", "why"}` and goes on.
 The row itself stays in the record, which is append-only.
 
+Quarantine is local judgment: a row is poison by what this reader finds
+of it (its kind, its signature, its application), never because a row
+says so. A `row.quarantined` row records a verdict, so that no other one
+is written for that row; it makes none (`holds` asks only what was found
+here), so a forged one naming a good row changes nothing.
+
 `Quarantined` is the fold: fed every row in chain order (poison included),
 it knows which rows are poison and which a `row.quarantined` row already
 answers, so a restart writes nothing twice. It is fed across the rebases a
@@ -41,6 +47,7 @@ class Quarantined:
     def __init__(self) -> None:
         self.answered: dict[str, str] = {}  # row id -> the kind its row.quarantined names
         self.waiting: dict[str, tuple[str, str]] = {}  # row id -> (kind, why), unanswered
+        self.found: set[str] = set()  # the rows this reader found poison
 
     def fold(self, row: Row, why: str) -> None:
         """One row of the chain, and why it does not fit its kind ("" when it does)."""
@@ -52,6 +59,7 @@ class Quarantined:
 
     def report(self, row_id: str, kind: Any, why: str) -> None:
         """A row found poison (its application raised, or it does not fit)."""
+        self.found.add(row_id)
         if row_id not in self.answered and row_id not in self.waiting:
             self.waiting[row_id] = (kind if isinstance(kind, str) else shown(kind), why)
 
@@ -109,8 +117,9 @@ class Quarantine:
         self.fold.report(row_id, kind, why)
 
     def holds(self, row_id: str) -> bool:
-        """Whether the row is poison already found, answered or not."""
-        return row_id in self.fold.answered or row_id in self.fold.waiting
+        """Whether this reader found the row poison (answered or not): a verdict of its
+        own, never one a `row.quarantined` row makes."""
+        return row_id in self.fold.found
 
     def write(self) -> int:
         """Answer every poison row not answered yet; how many this writer answered."""

@@ -14,8 +14,9 @@ each unanswered request is published under its kind as subject, so a relay
 lost with a dying organization comes back on the next tick; the
 organization admits a request once by its id whatever the repeats. A
 request that does not fit its kind is never relayed (the record leaves it
-out), and one the organization quarantined (`row.quarantined <its id>`) is
-relayed no more: poison is answered, never obeyed.
+out). A `row.quarantined` row changes nothing here: it records a verdict the
+organization reached from the rows themselves, and makes none (a row one
+names is judged by its own content and signature, as every reader judges it).
 """
 
 from __future__ import annotations
@@ -24,7 +25,6 @@ from typing import Any
 
 from hale_runtime.nerves import Nerves, check_subject
 from hale_runtime.record import Record, Row
-from hale_runtime.record.kinds import ROW_QUARANTINED
 from hale_runtime.seen import Seen
 
 REQUESTED = "requested"
@@ -59,21 +59,15 @@ class Relay:
         self.stable = 0  # rows up to here are stamped and already read
         self.pending: dict[tuple[str, str], Row] = {}
         self.answered = Seen()  # "<stem> <key>" of every answer read
-        self.quarantined = Seen()  # the ids of the rows the organization quarantined
         self.skipped: set[str] = set()  # kinds that are not subjects (reported once)
 
     def read(self, record: Record) -> None:
         """Take in the rows since the last read."""
         kinds = [k for k in record.kinds() if request_stem(k) or answer_stem(k)]
-        for row in record.scan(self.stable, [*kinds, ROW_QUARANTINED]):
+        for row in record.scan(self.stable, kinds):
             stem = request_stem(row.kind)
-            if row.kind == ROW_QUARANTINED:
-                self.quarantined.add(row.key)
-                for at, request in list(self.pending.items()):
-                    if request.id == row.key:
-                        del self.pending[at]
-            elif stem:
-                if f"{stem} {row.key}" not in self.answered and row.id not in self.quarantined:
+            if stem:
+                if f"{stem} {row.key}" not in self.answered:
                     self.pending.setdefault((stem, row.key), row)
             else:
                 stem = answer_stem(row.kind)

@@ -16,8 +16,11 @@ the next need makes it again.
   A refused row is poison, `refused: <why>`: it keeps its place, readers
   never see it, and the organization answers it with `row.quarantined`.
 
-A writer with no usable key (`keys.KeyUnusable`) writes unsigned rows:
-they read as before, and any authority row among them is refused.
+A writer with no usable key (`keys.KeyUnusable`) writes nothing: a row that
+cannot be signed is refused at the door, naming why (`RowRefused`). Only a
+Record opened with `sign=False` (tools, and records made before signing)
+writes unsigned rows: they read as before, and any row of a kind whose
+writer must prove itself is refused where a genesis stands.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from hale_runtime.record.signing import UNSIGNED, Cover, Proof
 from hale_runtime.record.trust import KINDS, RULES, STATE_KINDS, Trust
 
 REFUSED = "refused: "
+UNSIGNED_ON_PURPOSE = "this record writes unsigned"
 _new = tuple.__new__
 
 
@@ -51,7 +55,7 @@ class Authority:
             except keys.KeyUnusable as unusable:
                 self._signer, self.unsigned_why = None, str(unusable)
         elif self._signer is False:
-            self._signer, self.unsigned_why = None, "this record writes unsigned"
+            self._signer, self.unsigned_why = None, UNSIGNED_ON_PURPOSE
         return self._signer  # type: ignore[return-value]
 
     def proof(self) -> Proof:
@@ -64,13 +68,16 @@ class Authority:
     # ---- the fold ------------------------------------------------------------------
 
     def made(self, stored: Iterable[Row], tail: Iterable[Row], poison: dict[str, str],
-             row_of: Callable[[str], Row | None]) -> Trust:  # fmt: skip
+             row_of: Callable[[str], Row | None],
+             signer_of: Callable[[Row, Trust], str] | None = None) -> Trust:  # fmt: skip
         """The fold at the tip, made when there is none: `stored` are the index's
         accepted rows of the fold's kinds, `tail` the rows held in memory, `row_of`
         the chain's rows by id (for the rules that judge a row against another)."""
         if self.trust is None:
             trust = Trust()
             trust.row_of = row_of
+            if signer_of is not None:
+                trust.signer_of = lambda row: signer_of(row, trust)
             for row in stored:
                 trust.take(row)
             for row in tail:
@@ -91,14 +98,19 @@ class Authority:
         `rows` judged where the chain stands (the first refused raises
         RowRefused, nothing written), each chunk after its signature row; the
         seqs are the caller's to give."""
-        if any(r.kind in KINDS for r in rows):
-            scratch, proof = trust.copy(), self.proof()
+        key = self.signer
+        if key is None and self.unsigned_why != UNSIGNED_ON_PURPOSE:
+            raise RowRefused(f"nothing written: no key signs it ({self.unsigned_why})")
+        if any(r.kind in RULES for r in rows):
+            proof = self.proof()
+            changes = any(r.kind in STATE_KINDS for r in rows)
+            scratch = trust.copy() if changes else trust  # judged as the batch lands
             for row in rows:
                 why = scratch.judge(row, proof)
                 if why:
                     raise RowRefused(REFUSED + why)
-                scratch.take(row)
-        key = self.signer
+                if changes:
+                    scratch.take(row)
         if key is None:
             return rows, {}
         batch: list[Row] = []

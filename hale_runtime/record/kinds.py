@@ -467,7 +467,7 @@ ROW_SIGNED = kind(
 KEY_REGISTERED = kind(
     "key.registered",
     ID,
-    {"identity": ID, "public": TEXT, "bound": one_of("genesis", "endorsed", "self")},
+    {"identity": ID, "public": TEXT, "bound": one_of("genesis", "endorsed", "self", "board")},
 )
 KEY_REVOKED = kind("key.revoked", ID, {}, {"identity": ID, "why": TEXT})
 # a protected body erased, by digest (record/protected.py); key: the row that named it
@@ -482,6 +482,42 @@ GRANT_GIVEN = kind(
 )
 GRANT_REVOKED = kind("grant.revoked", ID, {"position": ID}, {"by": ID, "why": TEXT})
 ROW_UNREADABLE = "row.unreadable"  # what the record calls a line that is no row (never written)
+
+# ---- who may write each kind (record/trust.py judges it) ---------------------------
+# organization: the organization's node, under its lease; node: a node of an operator;
+# leg: a leg, through the head (rows the head writes for it); board: the Board, or a
+# position's holder as the kind's rule says; anyone: a request that only asks. Every
+# class but anyone needs a key the record binds to a name (endorsed, or genesis).
+ORGANIZATION, NODE, LEG, BOARD, ANYONE = "organization", "node", "leg", "board", "anyone"
+WRITERS: dict[str, str] = {
+    **dict.fromkeys((WORKFLOW_ADMITTED, TASK_BORN, STEP_REGISTERED, ATTEMPT_ADMITTED,
+                     ATTEMPT_OUTCOME, WORK_SETTLED, WORKFLOW_SETTLED, WORKFLOW_CANCELLED,
+                     CANCEL_ANSWERED, EFFECT_UNRESOLVED, EFFECT_CALLING, EFFECT_CALLED,
+                     EFFECT_REDELIVERED, REPLY_REFUSED, MODEL_CALLED, BUDGET_EXHAUSTED,
+                     BUDGET_REFUSED, BOARD_CASE, MUTATION_PREPARED, LEG_OFFERED, INTENT_OFFERED,
+                     INTENT_REFUSED, ALLOWANCE_ANSWERED, OUTCOME_ANSWERED, DEFINITION_REGISTERED,
+                     SCHEDULE_ANSWERED, SCHEDULE_DECLARED, SCHEDULE_REFUSED, SCHEDULE_RETIRED,
+                     SCHEDULE_SKIPPED, SCHEDULE_MISSED, SCHEDULE_FAILED, REVIEW_OPENED,
+                     PRACTICE_RATIFIED, PRACTICE_REFUSED, OPTIMIZE_REFUSED, ORG_REVIEWED,
+                     CONCERN_RAISED, LEDGER_ADOPT_DONE, LEDGER_ADOPT_REFUSED, LEDGER_ABANDON_DONE,
+                     LEDGER_ABANDON_REFUSED, ROW_QUARANTINED), ORGANIZATION),
+    **dict.fromkeys((CLAIM_TAKEN, CLAIM_RELEASED, NODE_STARTED, NODE_STOPPED, NODE_BUILD_FAILED,
+                     NODE_PING_ANSWERED, RESTART_ANSWERED, BODY_CLAIMED, BODY_RELEASED,
+                     BODY_PROVISIONED, READING_ACTED), NODE),
+    **dict.fromkeys((ATTEMPT_CLAIMED, ALLOWANCE_REQUESTED, OUTCOME_REQUESTED), LEG),
+    **dict.fromkeys((POSITION_FILLED, POSITION_VACATED, SCHEDULE_REQUESTED, SCHEDULE_PAUSED,
+                     SCHEDULE_RESUMED, REVIEW_DECIDED, RESTART_REQUESTED, LEDGER_ADOPT_REQUESTED,
+                     LEDGER_ABANDON_REQUESTED, KEY_REGISTERED, KEY_REVOKED, ROW_REDACTED,
+                     GRANT_GIVEN, GRANT_REVOKED), BOARD),
+    # a reading only reports: the organization's readers weigh it (readings/concerns.py)
+    **dict.fromkeys((INTENT_REQUESTED, CANCEL_REQUESTED, NODE_PING_REQUESTED, READING_TAKEN,
+                     ROW_SIGNED), ANYONE),
+}  # fmt: skip
+
+
+def writer(name: str) -> str:
+    """Who may write kind `name`; a kind the table does not name is applied by no part."""
+    return WRITERS.get(name, ANYONE)
 
 
 def example(name: str) -> dict[str, Any]:

@@ -43,7 +43,7 @@ import pygit2
 from hale_lang.gc_pause import collector_paused
 from hale_runtime import durability
 from hale_runtime.record import kinds as row_kinds
-from hale_runtime.record import loose, receipts, store
+from hale_runtime.record import loose, receipts, signing, store
 from hale_runtime.record.authority import Authority, written
 from hale_runtime.record.chain import Chain
 from hale_runtime.record.errors import RecordError, RowRefused
@@ -311,7 +311,21 @@ class Record(Chain):
         stored: Iterable[Row] = ()
         if self._index is not None and self._base[1]:
             stored = self._index.scan(0, self._base[1], list(TRUST_STATE))
-        return self._authority.made(stored, self._rows, self._poison, self._held)
+        return self._authority.made(stored, self._rows, self._poison, self._held, self._signer_of)
+
+    def _signer_of(self, row: Row, trust: Trust) -> str:
+        """The fingerprint whose signature covers `row` ("" when none verifies): the
+        nearest signature row before it, when it lists the row (signing.py)."""
+        genesis = self._held(trust.record) if trust.record else None
+        for seq in range(row.seq - 1, max(row.seq - signing.MOST - 2, 0), -1):
+            found = self._row(seq)
+            if found.kind == signing.SIGNED:
+                ids = found.body.get("ids")
+                if not isinstance(ids, list) or row.id not in ids:
+                    return ""
+                bound = trust.record if genesis is not None and seq > genesis.seq else ""
+                return signing.check(found.body, bound).fingerprint
+        return ""
 
     @property
     def signer(self) -> SigningKey | None:

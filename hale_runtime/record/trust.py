@@ -5,10 +5,11 @@ It takes in the keys (`key.registered`, `key.revoked`), the positions'
 holders (`position.filled`, `position.vacated`), the schedules' conveners
 (`schedule.declared`) and the Board's grants with the Reviews' families
 (`grant.given`, `grant.revoked`, `review.opened`: grants.py), and judges
-each *authority row*: a row whose kind only some writers may write
-(`RULES`), given what its batch's signature proves (signing.py; the
-Record pairs them, authority.py). Every other row is attributed, never
-judged. A row that stands changes the fold by its content alone (`take`),
+every row whose kind names a writer other than `anyone` (kinds.WRITERS;
+`RULES`: the organization's, a node's and a leg's rows need a key the
+Board endorsed, the Board's rows their own rule), given what its batch's
+signature proves (signing.py; the Record pairs them, authority.py). A
+request that only asks is attributed, never judged. A row that stands changes the fold by its content alone (`take`),
 so the fold is made again from the rows that stood, with no signature
 checked twice.
 
@@ -17,16 +18,19 @@ identity is the part before `@` (`alice`), the name positions are filled
 with. A key is bound to one identity, and its row says how (`bound`):
 
 - `genesis`: the record's first key, registered by itself. `hale dna new`
-  (or `hale dna upgrade` on a record made before signing) writes it for
-  its user. It holds the Board until the Board is filled, and its row's id
-  binds every later signature to this record.
+  writes it for its user (on a record made before signing, `hale dna
+  upgrade --genesis-key` for the key its operator names). It is the
+  Board's root key, holding the Board until the Board is filled, and its
+  row's id binds every later signature to this record.
+- `board`: the root handed on (`hale dna key rotate`), registered by the
+  root key for a key of the same identity; it is the root from then on.
 - `endorsed`: registered by the Board's holder or by genesis (the record's
   root of trust until the Board revokes it), or by an endorsed key of the
   same identity.
-- `self`: registered by the very key for its writer's identity while that
-  identity has no key, or by one of its keys. It proves who wrote a row
-  and gives no authority: a position's holder proves itself with an
-  endorsed key.
+- `self`: registered by the very key, under its writer's name. It binds
+  no name (any number of keys may say the same one, and none blocks the
+  person it names) and gives no authority: it proves only the rows it
+  signed. A position's holder proves itself with an endorsed key.
 
 Before a record has a genesis nothing is judged, so a record made before
 signing reads as it did. A refusal says why in one line, naming the row
@@ -42,6 +46,7 @@ from typing import Any
 
 from hale_runtime.record import grants, keys
 from hale_runtime.record.kinds import (
+    ANYONE,
     BODY_CLAIMED,
     GRANT_GIVEN,
     GRANT_REVOKED,
@@ -56,7 +61,9 @@ from hale_runtime.record.kinds import (
     SCHEDULE_PAUSED,
     SCHEDULE_REQUESTED,
     SCHEDULE_RESUMED,
+    WRITERS,
 )
+from hale_runtime.record.kinds import BOARD as BOARD_WRITER
 from hale_runtime.record.protected import FIELD as PROTECTED
 from hale_runtime.record.row import Row
 from hale_runtime.record.signing import Proof, key_of
@@ -67,6 +74,10 @@ POSITION = "position:"
 
 def _no_row(row_id: str) -> Row | None:
     return None
+
+
+def _no_signer(row: Row) -> str:
+    return ""
 
 
 def identity(who: str) -> str:
@@ -87,6 +98,7 @@ class Trust:
 
     def __init__(self) -> None:
         self.genesis = ""  # the genesis key's fingerprint
+        self.root = ""  # the Board's root key: genesis's, until the Board rotates it
         self.record = ""  # the genesis row's id: what signatures are bound to
         self.keys: dict[str, Key] = {}
         self.holders: dict[str, str] = {}  # position -> holder, as filled
@@ -96,6 +108,9 @@ class Trust:
         # the chain's rows by id, as far as it stands (the Record's): not folded, read by
         # the rules that judge a row against another (a redaction, against its row)
         self.row_of: Callable[[str], Row | None] = _no_row
+        # the fingerprint that signed a row of the chain ("" when none verifies): the
+        # Record's, for the rules that ask whose key wrote another row (a redaction)
+        self.signer_of: Callable[[Row], str] = _no_signer
 
     # ---- the fold ------------------------------------------------------------------
 
@@ -115,10 +130,14 @@ class Trust:
         body = row.body
         if row.kind == KEY_REGISTERED:
             fp = row.key.removeprefix("key:")
-            bound = body.get("bound")
+            bound, old = body.get("bound"), self.keys.get(fp)
+            if bound == "self" and old is not None and old.endorsed and not old.revoked:
+                return  # a key the Board endorsed stays endorsed, whoever registers it again
             self.keys[fp] = Key(str(body["identity"]), str(body["public"]), bound != "self")
             if bound == "genesis" and not self.genesis:
-                self.genesis, self.record = fp, row.id
+                self.genesis, self.record, self.root = fp, row.id, fp
+            elif bound == "board":
+                self.root = fp
         elif row.kind == KEY_REVOKED:
             key = self.keys.get(row.key.removeprefix("key:"))
             if key is not None:
@@ -137,7 +156,7 @@ class Trust:
 
     def copy(self) -> Trust:
         copied = Trust.restore(self.snapshot())
-        copied.row_of = self.row_of
+        copied.row_of, copied.signer_of = self.row_of, self.signer_of
         return copied
 
     # ---- what a writer proves --------------------------------------------------------
@@ -166,7 +185,7 @@ class Trust:
         held = self.holders.get(BOARD)
         if held:
             return held
-        key = self.keys.get(self.genesis)
+        key = self.keys.get(self.root)
         return key.identity if key is not None else ""
 
     def is_board(self, who: str, fingerprint: str) -> bool:
@@ -178,7 +197,7 @@ class Trust:
         held = self.holders.get(BOARD)
         if held:
             return key.endorsed and identity(held) == identity(who)
-        return fingerprint == self.genesis
+        return fingerprint == self.root
 
     def not_board(self, row: Row, fingerprint: str) -> str:
         """Why `row`, signed with `fingerprint`, is not the Board's ("" when it is)."""
@@ -189,7 +208,7 @@ class Trust:
     def is_genesis(self, who: str, fingerprint: str) -> bool:
         """Whether `who` signs with the live genesis key (it binds keys even once
         the Board is held, until the Board revokes it)."""
-        return fingerprint == self.genesis and self.key_of(fingerprint, who) is not None
+        return fingerprint == self.root and self.key_of(fingerprint, who) is not None
 
     def holds(self, who: str, fingerprint: str, position: str) -> bool:
         """Whether `who`, signing with `fingerprint`, holds `position` (endorsed key)."""
@@ -207,6 +226,7 @@ class Trust:
         """The fold as plain data."""
         return {
             "genesis": self.genesis,
+            "root": self.root,
             "record": self.record,
             "keys": {
                 fp: [k.identity, k.public, k.endorsed, k.revoked] for fp, k in self.keys.items()
@@ -221,6 +241,7 @@ class Trust:
     def restore(cls, data: dict[str, Any]) -> Trust:
         trust = cls()
         trust.genesis, trust.record = data["genesis"], data["record"]
+        trust.root = data.get("root", trust.genesis)
         trust.keys = {fp: Key(*k) for fp, k in data["keys"].items()}
         trust.holders = dict(data["holders"])
         trust.owners = dict(data["owners"])
@@ -277,18 +298,26 @@ def _by_owner(trust: Trust, row: Row, fp: str) -> str:
 
 
 def _redaction(trust: Trust, row: Row, fp: str) -> str:
-    """A redaction stands signed by its row's writer (`_bound` proved the identity it
-    names) or by the Board (an endorsed key of its holder; genesis while it is
-    unheld), and only naming the protected body that row names."""
+    """A redaction stands signed by the key that signed its row (or an endorsed key of
+    the identity whose endorsed key did: your rows are the ones your key signed, not
+    the ones your name wrote), or by the Board, and only naming the protected body
+    that row names."""
     target = trust.row_of(row.key)
     if target is None:
         return f"{row.key} names no row the record holds"
     if target.body.get(PROTECTED) != row.body.get(PROTECTED):
         return f"{row.key} names a protected body its row does not"
-    if identity(target.who) == identity(row.who) or trust.is_board(row.who, fp):
+    if trust.is_board(row.who, fp):
         return ""
+    wrote = trust.signer_of(target)
+    if wrote and wrote == fp:
+        return ""
+    signer, writer = trust.key_of(fp, row.who), trust.keys.get(wrote)
+    if signer and writer and signer.endorsed and writer.endorsed and not writer.revoked:
+        if signer.identity == writer.identity:
+            return ""
     return (
-        f"{row.key} is signed by neither its row's writer ({identity(target.who)}) "
+        f"{row.key} is signed by neither its row's writer's key "
         f"nor the Board's holder ({trust.board_holder() or 'none'})"
     )
 
@@ -307,40 +336,71 @@ def _key_registered(trust: Trust, row: Row, fp: str) -> str:
             return f"{row.key} is a genesis not signed by its own key"
         return ""
     if not trust.genesis:
-        return f"{row.key} comes before the record's genesis (`hale dna upgrade`)"
+        return f"{row.key} comes before the record's genesis (`hale dna upgrade --genesis-key`)"
     old = trust.keys.get(registered)
-    if old is not None and not old.revoked and old.identity != name:
+    if old is not None and not old.revoked and old.endorsed and old.identity != name:
         return f"{row.key} is {old.identity}'s key already"
+    if bound == "board":  # the root handed on (`hale dna key rotate`)
+        if fp == trust.root and trust.key_of(fp, row.who) is not None and name == who:
+            return ""
+        return f"{row.key}: only the Board's root key hands the root on, to a key of its own"
     if trust.is_board(row.who, fp) or trust.is_genesis(row.who, fp):
-        return ""  # the Board (or genesis, the record's root) binds any key, endorsed or not
+        return ""  # the Board (or its root key) binds any key, endorsed or not
     if name != who:
         return f"{row.key} registers {name}'s key, signed by neither the Board's holder nor genesis"
     if old is not None and old.revoked:
         return f"{row.key} is revoked; only the Board's holder binds it again"
     signer = trust.key_of(fp, row.who)
-    if signer is not None and (signer.endorsed or bound == "self"):
-        return ""  # one of the identity's keys adds another, no stronger than itself
     if bound == "endorsed":
+        if signer is not None and signer.endorsed:
+            return ""  # an endorsed key of the identity adds another
         return f"{row.key} is endorsed by neither the Board's holder nor an endorsed key of {name}"
-    if fp == registered and not any(k.identity == name for k in trust.keys.values()):
-        return ""  # a writer registers its own key, the first its identity ever had
-    return f"{row.key}: {name} has had a key; another is added by one of its keys or by the Board"
+    if fp == registered:
+        return ""  # a key registers itself: it binds no name, and proves only its own rows
+    return f"{row.key}: a key registers itself (signed by that key), or the Board endorses it"
 
 
 def _key_revoked(trust: Trust, row: Row, fp: str) -> str:
     if not trust.genesis:
-        return f"{row.key} comes before the record's genesis (`hale dna upgrade`)"
-    key = trust.keys.get(row.key.removeprefix("key:"))
+        return f"{row.key} comes before the record's genesis (`hale dna upgrade --genesis-key`)"
+    target = row.key.removeprefix("key:")
+    key = trust.keys.get(target)
     if key is None or key.revoked:
         return f"{row.key} is no live key of this record"
     if trust.is_board(row.who, fp):
         return ""
     signer = trust.key_of(fp, row.who)
-    if signer is not None and signer.identity == key.identity:
-        return ""  # an identity gives up one of its own keys
+    if signer is not None and (
+        fp == target or (signer.endorsed and signer.identity == key.identity)
+    ):
+        return ""  # a key gives itself up, or an endorsed identity gives up one of its keys
     return (
         f"{row.key} is {key.identity}'s, and only the Board's holder or {key.identity} revokes it"
     )
+
+
+def _by_endorsed(trust: Trust, row: Row, fp: str) -> str:
+    """An organization's, a node's or a leg's row: a key the record binds to its name."""
+    key = trust.key_of(fp, row.who)
+    if key is not None and key.endorsed:
+        return ""
+    return (
+        f"{row.key} is a {WRITERS.get(row.kind)}'s row, signed by a key no Board "
+        f"endorsement binds to {identity(row.who)}"
+    )
+
+
+def _by_board_or_holder(trust: Trust, row: Row, fp: str) -> str:
+    """A request that acts (a restart, a ledger's adoption): the Board's or a holder's."""
+    if trust.is_board(row.who, fp):
+        return ""
+    if any(trust.holds(row.who, fp, position) for position in trust.holders):
+        return ""
+    return f"{row.key} is not signed by the Board's holder nor a position's"
+
+
+def _both(first: Rule, then: Rule) -> Rule:
+    return lambda trust, row, fp: first(trust, row, fp) or then(trust, row, fp)
 
 
 Rule = Callable[[Trust, Row, str], str]
@@ -357,10 +417,14 @@ RULES: dict[str, Rule] = {
     SCHEDULE_REQUESTED: _by_board_or_convener,
     SCHEDULE_PAUSED: _by_board_or_convener,
     SCHEDULE_RESUMED: _by_board_or_convener,
-    OUTCOME_REQUESTED: _by_person,
-    BODY_CLAIMED: _by_owner,
+    OUTCOME_REQUESTED: _both(_by_endorsed, _by_person),
+    BODY_CLAIMED: _both(_by_endorsed, _by_owner),
     ROW_REDACTED: _redaction,
 }
+# every other kind by its writer (kinds.WRITERS): anyone's is not judged
+for _kind, _writer in WRITERS.items():
+    if _kind not in RULES and _writer != ANYONE:
+        RULES[_kind] = _by_board_or_holder if _writer == BOARD_WRITER else _by_endorsed
 # the kinds whose rows change what the fold knows
 STATE_KINDS = frozenset(
     {*KEY_KINDS, POSITION_FILLED, POSITION_VACATED, SCHEDULE_DECLARED, *grants.KINDS}

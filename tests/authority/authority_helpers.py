@@ -65,3 +65,11 @@ class Person:
 
     def who(self) -> str:
         return f"{self.name}@box:c0ffee00"
+
+
+def endorse_the_organization(board: Person) -> None:
+    """`board` (the Board) endorses the session's key for `org`, the identity the
+    tests' organization and nodes write as: their rows need a key the record binds."""
+    public = keys.user_key().openssh()  # the session's key (tests/conftest.py)
+    result = board.hale("key", "register", "org", public)
+    assert result.exit_code == 0, result.output

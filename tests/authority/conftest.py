@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from authority_helpers import Person
+from authority_helpers import Person, endorse_the_organization
 
 from hale_runtime.record.identity import CLONE_KEY
 
@@ -30,4 +30,5 @@ def project(tmp_path: Path, alice: Person, monkeypatch: pytest.MonkeyPatch) -> P
     result = alice.hale("new", str(path))
     assert result.exit_code == 0, result.output
     monkeypatch.chdir(path)
+    endorse_the_organization(alice)
     return path

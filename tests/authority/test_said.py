@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 from authority_helpers import Person
 
+from hale_runtime.record import keys
+
 ALICE = "alice@box:c0ffee00"
 
 
@@ -39,6 +41,7 @@ class Said:
 
     def text(self) -> str:
         text = "\n".join(self.lines).replace(f"@{socket.gethostname()}:", "@<host>:")
+        text = text.replace(keys.user_key().fingerprint, "<the session's key>")
         return re.sub(r"k:[0-9a-f]{12}", "k:<review>", text)
 
 

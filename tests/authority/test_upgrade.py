@@ -1,5 +1,5 @@
-"""A record made before signing: read as before, until `hale dna upgrade`
-makes the current user's key its genesis; after that an unsigned row of
+"""A record made before signing: read as before, until `hale dna upgrade
+--genesis-key` makes the key its operator names its genesis; after that an unsigned row of
 authority is refused, and the rows written before it still read."""
 
 from __future__ import annotations
@@ -33,9 +33,9 @@ def test_upgrade_makes_a_genesis_and_unsigned_authority_is_refused_after_it(
     append_lines(old, [before])  # unsigned, by anyone: read as it always was
     assert holders(old) == ["ann"]
     assert "no genesis yet" in alice.hale("whoami").output
-    upgraded = alice.hale("upgrade")
-    assert upgraded.exit_code == 0, upgraded.output
     key = alice.key()
+    upgraded = alice.hale("upgrade", "--genesis-key", key.fingerprint)
+    assert upgraded.exit_code == 0, upgraded.output
     assert upgraded.output.splitlines()[-1] == (
         f"record: genesis is alice's key {key.fingerprint} (key.registered); "
         "it holds the Board until the Board is filled"
@@ -60,7 +60,7 @@ def test_genesis_hands_a_board_held_before_signing_to_its_holder(
     genesis is hers, but ann holds the Board; genesis binds ann's key."""
     board = line(POSITION_FILLED, "position:board", {"position": "board", "holder": "ann"})
     append_lines(old, [board])
-    assert alice.hale("upgrade").exit_code == 0
+    assert alice.hale("upgrade", "--genesis-key", alice.key().fingerprint).exit_code == 0
     ann = Person("ann", tmp_path / "home-ann")
     refused = ann.hale("fill", "editor", "ann")
     assert refused.exit_code == 1 and "does not bind to ann" in refused.output

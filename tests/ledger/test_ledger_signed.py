@@ -108,7 +108,9 @@ def test_a_row_put_into_the_ledger_by_another_hand_proves_nothing(store, two_hos
     assert len(poisoned) == 1 and "does not bind to alice" in fresh.poison_of(poisoned[0])
     proven = proofs(alice.repo.workdir)
     assert proven[row_id(plain)] == ""  # carried as it came: unsigned, not vouched for by bob
-    assert [r.key for r in fresh.rows(kind=CLAIM_RELEASED)] == ["lease/a9"]
+    assert fresh.rows(kind=CLAIM_RELEASED) == []  # a node's row no bound key signed
+    (released,) = fresh.rows(kind=CLAIM_RELEASED, poison=True)
+    assert fresh.poison_of(released) == "refused: lease/a9 is not signed"
 
 
 def test_batches_interleaved_by_concurrent_heads_are_carried_whole(

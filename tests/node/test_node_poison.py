@@ -22,7 +22,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
-from hostile import append_lines, line, row_id
+from hostile import ORG, append_lines, line, row_id
 from node_helpers import FAST, HALE, Node, wait_for
 
 from hale_runtime.record import Record, Row
@@ -84,8 +84,9 @@ def old_request(root: Path, request: str, terms: Terms) -> None:
 
 
 def declared(terms: Terms) -> str:
-    """A `schedule.declared` line a hostile clone writes: it fits its kind, not the Scheduler."""
-    return line(k.SCHEDULE_DECLARED, terms.id, {**terms.as_body(), "occurrence": 0})
+    """A `schedule.declared` line an organization's key signs (`append_lines(signed=True)`):
+    it fits its kind, not the Scheduler."""
+    return line(k.SCHEDULE_DECLARED, terms.id, {**terms.as_body(), "occurrence": 0}, who=ORG)
 
 
 def test_reproduction_1_a_cron_that_never_occurs(organism) -> None:
@@ -100,7 +101,7 @@ def test_reproduction_1_a_cron_that_never_occurs(organism) -> None:
     old_request(root, "sr-000000000001", Terms("apr31", 0, "0 0 31 4 *", "optimize-walk", "{}",
                                                "position:leader"))  # fmt: skip
     feb30 = declared(Terms("feb30", 0, "0 0 30 2 *", "optimize-walk", "{}", "position:leader"))
-    append_lines(root, [feb30])
+    append_lines(root, [feb30], signed=True)
     answer = answer_to(root, "sr-000000000001")
     assert not answer.body["declared"] and "`0 0 31 4 *` never occurs" in answer.body["why"]
     assert [r.key for r in rows(root, k.SCHEDULE_REFUSED)] == ["apr31"]
@@ -142,7 +143,7 @@ def test_reproduction_8_an_interval_shorter_than_the_tick(organism) -> None:
                                                "position:leader"))  # fmt: skip
     assert "could not be kept" in answer_to(root, "sr-000000000008").body["why"]
     fast = declared(Terms("faster", 100, "", "optimize-walk", "{}", "position:leader"))
-    append_lines(root, [fast])
+    append_lines(root, [fast], signed=True)
     assert "could not be kept" in quarantine_of(root, row_id(fast)).body["why"]
     time.sleep(1.5)  # ticks pass: a held 100 ms schedule would be missing occurrences now
     assert not [r for r in rows(root, k.SCHEDULE_MISSED) if r.key in ("fast", "faster")]
@@ -220,8 +221,8 @@ def test_a_decision_the_board_did_not_sign_is_quarantined_and_never_ratified(org
 def test_status_counts_the_quarantine_and_a_restart_writes_nothing_twice(organism) -> None:
     root, running = organism
     before = len(rows(root, k.ROW_QUARANTINED))
-    step = line(k.STEP_REGISTERED, "t99/wf1/s0", {})  # fits its kind; no task t99 was admitted
-    append_lines(root, [step])
+    step = line(k.STEP_REGISTERED, "t99/wf1/s0", {}, who=ORG)  # fits; no task t99 was admitted
+    append_lines(root, [step], signed=True)
     assert "KeyError" in quarantine_of(root, row_id(step)).body["why"]
     listed = hale(root, "dna", "history", "--kind", "row.quarantined").stdout.splitlines()
     assert len(listed) == before + 1

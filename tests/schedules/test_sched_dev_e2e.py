@@ -23,7 +23,7 @@ def verb(root: Path, env: dict, *args: str) -> subprocess.CompletedProcess:
 @pytest.fixture
 def dev(project: Path):
     env = {**os.environ, "HALE_DNA_TICK": "0.2", "HALE_DNA_GENOME_POLL": "0",
-           "HALE_DNA_ANSWER_WAIT": "60", "HALE_DNA_NODE": "node@e2e:c0ffee00"}  # fmt: skip
+           "HALE_DNA_ANSWER_WAIT": "60", "HALE_DNA_NODE": "org@e2e:c0ffee00"}  # fmt: skip
     env.pop("HALE_DNA_MEMORY", None)
     env.pop("HALE_DNA_NERVES", None)
     proc = subprocess.Popen(
