@@ -5,12 +5,9 @@ once and copied for each test that writes."""
 from __future__ import annotations
 
 import shutil
-import sys
 from pathlib import Path
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "schedules"))
 from schedule_helpers import DAY, START, HandClock, Org, new_project, terms  # noqa: E402
 
 

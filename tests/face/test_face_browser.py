@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import Served
+from face_helpers import Served
 from waiting import wait_for
 
 CHROMIUM = "/usr/bin/chromium"

@@ -15,7 +15,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from conftest import Served
+from face_helpers import Served
 
 from hale_runtime.face.executions import Executions, Filter
 

@@ -11,12 +11,12 @@ the shared ledger table interleave as separate nodes' do."""
 
 from __future__ import annotations
 
-import sys
 import threading
 from collections import Counter
 from pathlib import Path
 
 import pytest
+from ask_helpers import Project, make_project, relayed  # noqa: E402
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from pg import fresh_database, shared_postgres
 from waiting import wait_for
@@ -29,9 +29,6 @@ from hale_runtime.record import Record
 from hale_runtime.record.keys import SigningKey, encode_public
 from hale_runtime.record.kinds import KEY_REGISTERED
 from hale_runtime.record.signing import attribute, key_of
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "asks"))
-from ask_helpers import Project, make_project, relayed  # noqa: E402
 
 OWNERS = ("alpha", "beta", "gamma")
 PER_OWNER = 18  # judgments for alpha's and beta's legs

@@ -4,11 +4,9 @@ the organization's `tell_board` says it and publishes it on the nerves, and
 
 from __future__ import annotations
 
-import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "schedules"))
 from schedule_helpers import DAY, HandClock, Org, hale_cli, new_project, terms  # noqa: E402
 
 from hale_runtime.engine import BudgetPolicy  # noqa: E402

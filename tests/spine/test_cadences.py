@@ -4,11 +4,8 @@ the processes read from memory agree with the record's (SQLite and PostgreSQL)."
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "schedules"))
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from pg import fresh_database, shared_postgres  # noqa: E402
 from schedule_helpers import HandClock, Org, new_project, terms  # noqa: E402
 

@@ -4,11 +4,8 @@ answered as any case (`hale dna effect resolve`), which settles the execution.""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "schedules"))
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "asks"))
 from ask_helpers import relayed  # noqa: E402
 from schedule_helpers import HandClock, Org, hale_cli, new_project  # noqa: E402
 

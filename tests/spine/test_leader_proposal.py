@@ -5,13 +5,9 @@ found; the intake admits or refuses it like any ask; a clean pass asks nothing."
 from __future__ import annotations
 
 import shutil
-import sys
 from pathlib import Path
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "schedules"))
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "asks"))
 from ask_helpers import Scripted, relayed  # noqa: E402
 from schedule_helpers import DAY, HOUR, START, HandClock, Org, new_project, terms  # noqa: E402
 

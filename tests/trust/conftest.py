@@ -9,22 +9,14 @@ commit of raw rows (`forge`), as a push from a second clone would.
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
-from typing import Any
 
 import pygit2
 import pytest
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "authority"))
 from authority_helpers import Person, endorse_the_organization  # noqa: E402
-from hostile import append_lines, line, row_id  # noqa: E402
+from trust_helpers import STRANGER  # noqa: E402,F401 (the fixtures and tests take it from here)
 
-from hale_runtime.record import keys  # noqa: E402
 from hale_runtime.record.identity import CLONE_KEY  # noqa: E402
-from hale_runtime.record.signing import key_of, signature_body  # noqa: E402
-
-STRANGER = "mallory@elsewhere:0badc0de"
 
 
 @pytest.fixture
@@ -47,21 +39,3 @@ def project(tmp_path: Path, alice: Person, monkeypatch: pytest.MonkeyPatch) -> P
     monkeypatch.chdir(path)
     endorse_the_organization(alice)
     return path
-
-
-def forge(
-    project: Path,
-    rows: list[tuple[str, str, dict[str, Any]]],
-    key: keys.SigningKey | None,
-    who: str = STRANGER,
-    record: str = "",
-) -> list[str]:
-    """The ids of `rows`, written past the door by `who` in one commit: signed
-    by `key` for the record whose genesis row is `record`, or unsigned (None)."""
-    lines = [line(kind, k, body, who=who) for kind, k, body in rows]
-    ids = [row_id(one) for one in lines]
-    if key is not None:
-        signed = signature_body(key, record, ids)
-        lines.insert(0, line("row.signed", key_of(key.fingerprint), signed, who=who))
-    append_lines(project, lines)
-    return ids

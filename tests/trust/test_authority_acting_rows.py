@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from authority_helpers import Person
 from click.testing import CliRunner
-from conftest import forge
+from trust_helpers import forge
 
 from hale_runtime.cli import hale
 from hale_runtime.record import Record

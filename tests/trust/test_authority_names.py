@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from authority_helpers import Person
-from conftest import forge
+from trust_helpers import forge
 
 from hale_runtime.record import Record, protected
 from hale_runtime.record.kinds import READING_TAKEN, ROW_REDACTED

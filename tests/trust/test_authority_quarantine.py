@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from authority_helpers import Person
-from conftest import forge
+from trust_helpers import forge
 
 from hale_runtime.node.quarantine import Quarantine
 from hale_runtime.node.relay import Relay

@@ -10,9 +10,9 @@ from pathlib import Path
 
 from authority_helpers import Person
 from click.testing import CliRunner
-from conftest import forge
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from trust_helpers import forge
 
 from hale_runtime.cli import hale
 from hale_runtime.record import Record, kinds

@@ -4,11 +4,11 @@ and memory's projection, finding its cursor off the chain, rebuilds itself."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pygit2
 import pytest
+from hostile import line  # noqa: E402
 from robust_helpers import commit_lines, forge_and_clone, git, record_tip
 
 from hale_runtime.memory import SetHolder, open_memory
@@ -16,9 +16,6 @@ from hale_runtime.node.projection import project
 from hale_runtime.record import Record, store
 from hale_runtime.record.chain import tracking_ref
 from hale_runtime.record.errors import RecordError
-
-sys.path.insert(0, str(Path(__file__).parents[1]))
-from hostile import line  # noqa: E402
 
 
 def test_store_sync_refuses_a_remote_rewritten_below_what_it_saw(tmp_path: Path) -> None:

@@ -5,13 +5,13 @@ projection, the folds, the printed history) and stops none of them."""
 
 from __future__ import annotations
 
-import sys
 import unicodedata
 from pathlib import Path
 from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from hostile import append_lines, line  # noqa: E402
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -24,9 +24,6 @@ from hale_runtime.record.bounds import printed
 from hale_runtime.record.index import Index
 from hale_runtime.record.row import read_line
 from hale_runtime.schedules.state import Fold
-
-sys.path.insert(0, str(Path(__file__).parents[1]))
-from hostile import append_lines, line  # noqa: E402
 
 BIG = [2**63, 2**63 - 1, -(2**63) - 1, 2**64 + 5, 10**30, -1]
 KINDS = sorted(kinds.KINDS)
