@@ -82,6 +82,7 @@ class Engine(Advancing):
         self._told: list[dict[str, Any]] = []
         self.holder = record.who
         self.state = State(Budget(budget or BudgetPolicy()), forget_settled=True)
+        self.state.judge = self.record.stale  # the epoch rule
         self.batch: list[tuple[str, str, dict[str, Any]]] = []
         self.inbox: list[tuple[str, str, Answer | Pending | Unsure]] = []
         self.unclaimed: list[Attempt] = []
@@ -104,6 +105,7 @@ class Engine(Advancing):
             return
         seq, data = checkpoint
         self.state = State.restore(Budget(policy), data["state"])
+        self.state.judge = self.record.stale  # the epoch rule
         self._poison.update(data.get("poison", {}))  # found, not yet quarantined
         self.rebuild(since=seq)
 
@@ -115,7 +117,10 @@ class Engine(Advancing):
     def snapshot(self) -> dict[str, Any]:
         """The engine's fold at its cursor as plain data (a checkpoint's part)."""
         upto = self.cursor
-        state = self.state.snapshot(lambda root: self.record.under(root, "/.", until=upto))
+        stale = self.record.stale  # a void row is not folded again on restore
+        state = self.state.snapshot(
+            lambda root: (r for r in self.record.under(root, "/.", until=upto) if not stale(r))
+        )
         poison = {**self.state.poison, **self._poison}  # found, not yet taken to quarantine
         return {"policy": _policy(self.state.budget.policy), "state": state, "poison": poison}
 
@@ -126,6 +131,7 @@ class Engine(Advancing):
         what a dead process left unfinished."""
         if not since:
             self.state = State(Budget(self.state.budget.policy), forget_settled=True)
+            self.state.judge = self.record.stale  # the epoch rule
         self.follower = Follower(self.record, since)
         fold = self.state.fold
         for r in self.follower.new_rows():
@@ -381,6 +387,8 @@ class Engine(Advancing):
                     FAILED, f"no performer {a.performer} is provided"
                 )
             else:
+                if self.record.guard is not None:
+                    self.record.guard()  # the lease and its epoch, right before the effect
                 try:
                     result = performer.deliver(self._work(a), self.ctx)
                 except Exception as exc:  # a performer's fault fails its attempt, not the engine

@@ -152,9 +152,9 @@ class Host:
             raise NodeStop(EXIT_REFUSED, f"the body lease could not be taken: {error}") from None
         self.token = taken.token
         self.say(f"body: {self.holder} holds the lease (token {self.token})")
-        self._sync()  # the record may say a ledger was adopted: this clone must know
+        self._spawn_fence()  # renewing from now: the sync below may take a while
+        self._declare_epoch()  # syncs: the record may say a ledger was adopted
         self._hold_ledger()
-        self._spawn_fence()
         self._fence_ledger()
         self._check_stopping()
         self.served = self.choose_genome()
@@ -186,6 +186,21 @@ class Host:
         self.say(f"genome: {self.served.label}")
         self.say(f"memory: {redact(self.memory_dsn)}\nnerves: {redact(self.nerves_dsn)}")
         self.say("running; Ctrl-C stops the node")
+
+    def _declare_epoch(self) -> None:
+        """The takeover reaches the chain before this body acts: every row written
+        from here carries the lease's token as its epoch, and a `body.epoch` row
+        says so, synced to the remote now, so a row a superseded body lands later
+        is void wherever it is folded (record/epochs.py)."""
+        self.record.epoch = (self.lease.ref, self.token)
+        body = {"n": self.token, "holder": self.holder}
+        self.record.append(kinds.BODY_EPOCH, self.lease.ref, body)
+        try:
+            locked_sync(self.record)
+        except RecordError as error:
+            raise NodeStop(
+                EXIT_REFUSED, f"the body's epoch did not reach the remote: {error}"
+            ) from None
 
     def _lock_clone(self) -> None:
         """One host per clone: a second one here is refused (the same holder would

@@ -1,0 +1,98 @@
+"""Epochs: which rows written under a body lease still count.
+
+A body lease (node/lease.py) is one holder's until it expires; its token
+rises by one on every take, and that token is the body's *epoch*. Every row
+a body writes while it holds the lease carries `"epoch": {"of": <lease
+ref>, "n": <token>}` in its body (`stamp`), and a body that takes the lease
+writes one `body.epoch` row (key: the lease ref, body: `{"n": token}`) and
+syncs it to the remote before it acts (node/host.py).
+
+The rule, one for every reader: a row whose epoch is `n` under lease ref
+`of` is *stale* when the chain holds, before it, a `body.epoch` row of the
+same ref with a higher `n`. A stale row is void: folds skip it and the
+organization quarantines it ("stale: ..."), never fatal. Since it depends
+only on the order of rows in the chain, every clone that folds the same
+chain voids the same rows, however late a stale row arrives. A stale
+`model.called` row is void as an outcome but its spend is still counted
+(`SPEND_KINDS`): a call a superseded body made was paid for.
+
+`Epochs(record)` answers `stale(row)` from the `body.epoch` rows, read by
+kind and cached by seq; the cache is read again from the start when the
+chain was rewritten beneath it (a sync's rebase moves only rows that the
+remote did not hold, and an epoch row reaches the remote before its body
+acts, so this is rare).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hale_runtime.record import kinds
+
+FIELD = "epoch"
+STALE = "stale"
+SPEND_KINDS = frozenset({kinds.MODEL_CALLED})  # counted (the budget) even when stale
+
+
+def stamp(body: dict[str, Any], epoch: tuple[str, int] | None) -> dict[str, Any]:
+    """`body` with `epoch` (lease ref, token) in it, unless it carries one or there is none."""
+    if epoch is None or FIELD in body:
+        return body
+    return {**body, FIELD: {"of": epoch[0], "n": epoch[1]}}
+
+
+def epoch_of(body: Any) -> tuple[str, int] | None:
+    """(lease ref, n) a row's body carries, or None (no epoch, or not one of the right form)."""
+    value = body.get(FIELD) if type(body) is dict else None
+    if type(value) is not dict:
+        return None
+    of, n = value.get("of"), value.get("n")
+    if type(of) is not str or type(n) is not int:
+        return None
+    return of, n
+
+
+class Epochs:
+    """The `body.epoch` rows of one record, and the rule they give."""
+
+    def __init__(self, record: Any):
+        self.record = record
+        self.seen = 0  # the seq the epoch rows were read up to
+        self.marks: dict[str, list[tuple[int, int]]] = {}  # ref -> [(seq, n)], seq order
+        self.first: str | None = None  # id of the first epoch row read, to see a rewrite
+
+    def _load(self) -> None:
+        end = self.record.cursor()
+        if end < self.seen or (self.first and self.record.get(self.first) is None):
+            self.seen, self.marks, self.first = 0, {}, None
+        if end == self.seen:
+            return
+        for row in self.record.rows(since=self.seen, kind=kinds.BODY_EPOCH):
+            n = row.body.get("n")
+            if type(n) is int:
+                self.marks.setdefault(row.key, []).append((row.seq, n))
+                self.first = self.first or row.id
+        self.seen = end
+
+    def floor(self, of: str, before: int) -> tuple[int, int]:
+        """(highest epoch declared for `of` before seq `before`, its row's seq); (0, 0) if none."""
+        best = (0, 0)
+        for seq, n in self.marks.get(of, ()):
+            if seq >= before:
+                break
+            if n > best[0]:
+                best = (n, seq)
+        return best
+
+    def stale(self, row: Any) -> str:
+        """Why `row` is void under the epoch rule ("" when it counts)."""
+        epoch = epoch_of(row.body)
+        if epoch is None or not row.seq:
+            return ""
+        if self.seen < row.seq:
+            self._load()
+        of, n = epoch
+        newer, at = self.floor(of, row.seq)
+        if newer > n:
+            return f"{STALE}: written under epoch {n} of {of}, superseded by epoch {newer} at #{at}"
+        return ""
