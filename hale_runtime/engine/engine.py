@@ -352,6 +352,7 @@ class Engine(Advancing):
         ):
             return None
         rows = self.record.rows(kind=kinds.WORKFLOW_SETTLED, key=task)
+        rows = [r for r in rows if not self.record.stale(r)]  # the epoch rule
         return str(rows[0].body.get("outcome")) if rows else None
 
     # ---- claims, delivery and replies ----------------------------------------

@@ -17,10 +17,9 @@ chain voids the same rows, however late a stale row arrives. A stale
 (`SPEND_KINDS`): a call a superseded body made was paid for.
 
 `Epochs(record)` answers `stale(row)` from the `body.epoch` rows, read by
-kind and cached by seq; the cache is read again from the start when the
-chain was rewritten beneath it (a sync's rebase moves only rows that the
-remote did not hold, and an epoch row reaches the remote before its body
-acts, so this is rare).
+kind whenever the chain's tip moved: those the remote holds are kept (they
+never move), those after them are read again, since a sync's rebase moves
+this clone's unsent rows after the remote's.
 """
 
 from __future__ import annotations
@@ -57,22 +56,35 @@ class Epochs:
 
     def __init__(self, record: Any):
         self.record = record
-        self.seen = 0  # the seq the epoch rows were read up to
-        self.marks: dict[str, list[tuple[int, int]]] = {}  # ref -> [(seq, n)], seq order
-        self.first: str | None = None  # id of the first epoch row read, to see a rewrite
+        self.tip: Any = object()  # the chain's tip the marks were read at
+        self.stable = 0  # rows the remote holds, whose epoch rows are in `held`
+        self.held: dict[str, list[tuple[int, int]]] = {}  # ref -> [(seq, n)], seq order
+        self.marks: dict[str, list[tuple[int, int]]] = {}  # `held` and the tail's
 
     def _load(self) -> None:
-        end = self.record.cursor()
-        if end < self.seen or (self.first and self.record.get(self.first) is None):
-            self.seen, self.marks, self.first = 0, {}, None
-        if end == self.seen:
-            return
-        for row in self.record.rows(since=self.seen, kind=kinds.BODY_EPOCH):
-            n = row.body.get("n")
-            if type(n) is int:
-                self.marks.setdefault(row.key, []).append((row.seq, n))
-                self.first = self.first or row.id
-        self.seen = end
+        """Read the epoch rows again when the chain moved: those the remote holds
+        once (they never move), those after them every time (a sync's rebase may
+        have moved them, and put the remote's rows before them)."""
+        record = self.record
+        record.refresh()
+        self.tip = record._tip
+        stable = record.stamped_count()
+        if stable < self.stable:  # the remote's history was rewritten: read it all again
+            self.stable, self.held = 0, {}
+        for row in record.rows(since=self.stable, kind=kinds.BODY_EPOCH):
+            if row.seq > stable:
+                break
+            self._mark(self.held, row)
+        self.stable = max(self.stable, stable)
+        self.marks = {of: list(seqs) for of, seqs in self.held.items()}
+        for row in record.rows(since=self.stable, kind=kinds.BODY_EPOCH):
+            self._mark(self.marks, row)
+
+    @staticmethod
+    def _mark(marks: dict[str, list[tuple[int, int]]], row: Any) -> None:
+        n = row.body.get("n")
+        if type(n) is int:
+            marks.setdefault(row.key, []).append((row.seq, n))
 
     def floor(self, of: str, before: int) -> tuple[int, int]:
         """(highest epoch declared for `of` before seq `before`, its row's seq); (0, 0) if none."""
@@ -89,7 +101,7 @@ class Epochs:
         epoch = epoch_of(row.body)
         if epoch is None or not row.seq:
             return ""
-        if self.seen < row.seq:
+        if self.record._tip != self.tip:
             self._load()
         of, n = epoch
         newer, at = self.floor(of, row.seq)
