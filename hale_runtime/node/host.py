@@ -582,7 +582,7 @@ class Host:
             children.stop(self.fence, 2.0)
         if self.token and not stop.lease_lost and stop.code != EXIT_LEASE_HELD:
             self._release()
-        if self.token:
+        if self.token and not stop.lease_lost:  # a body past its lease writes nothing
             body = {"code": stop.code, "reason": stop.reason}
             body["genome"] = self.served.commit if self.served else ""
             try:

@@ -24,6 +24,7 @@ this clone's unsent rows after the remote's.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from hale_runtime.record import kinds
@@ -108,3 +109,23 @@ class Epochs:
         if newer > n:
             return f"{STALE}: written under epoch {n} of {of}, superseded by epoch {newer} at #{at}"
         return ""
+
+
+def stale_rows(rows: Iterable[Any]) -> dict[str, str]:
+    """{row id: why} of the stale rows of a whole chain, `rows` in chain order
+    (the same rule as `Epochs.stale`, for a reader holding every row: bench's checker)."""
+    floors: dict[str, tuple[int, int]] = {}
+    found: dict[str, str] = {}
+    for place, row in enumerate(rows, 1):
+        epoch = epoch_of(row.body)
+        if epoch is not None:
+            of, n = epoch
+            newer, at = floors.get(of, (0, 0))
+            if newer > n:
+                found[row.id] = (
+                    f"{STALE}: written under epoch {n} of {of}, superseded by epoch {newer} at #{at}"
+                )
+        if row.kind == kinds.BODY_EPOCH and type(row.body.get("n")) is int:
+            if row.body["n"] > floors.get(row.key, (0, 0))[0]:
+                floors[row.key] = (row.body["n"], getattr(row, "seq", 0) or place)
+    return found
