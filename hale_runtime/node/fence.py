@@ -41,6 +41,7 @@ from pathlib import Path
 
 from hale_runtime.memory.types import Fenced, MemoryFailed
 from hale_runtime.node.lease import (
+    OWNER_ENV,
     BodyLease,
     LeaseHeld,
     LeaseUnprovable,
@@ -52,6 +53,17 @@ from hale_runtime.node.settings import Settings
 
 EXIT_LOST = 1
 EXIT_HELD = 3
+
+
+TOKEN_ENV = "HALE_DNA_BODY_TOKEN"  # the lease's token, the body's epoch, set by the host
+
+
+def epoch_from_env(env=os.environ) -> tuple[str, int] | None:
+    """(lease ref, token) of the body this process runs under, as its host set it."""
+    token = (env.get(TOKEN_ENV) or "").strip()
+    if not token.isdigit() or not int(token):
+        return None
+    return lease_ref(env.get(OWNER_ENV) or None), int(token)
 
 
 def guard(root: Path, holder: str, token: int, owner: str | None, margin_s: float):

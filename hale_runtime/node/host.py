@@ -165,6 +165,7 @@ class Host:
             self._start_application()
         from hale_runtime.head.node import start_head  # the head, for legs (asks issue)
 
+        os.environ[TOKEN_ENV] = str(self.token)  # the head's rows carry the epoch too
         self.head = start_head(self.root, self.memory_dsn, self.holder, self.say)
         if self.head is not None:
             self.heads.append(self.head.tell)  # step 7: the head hears what landed
