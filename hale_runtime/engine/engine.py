@@ -82,7 +82,7 @@ class Engine(Advancing):
         self._told: list[dict[str, Any]] = []
         self.holder = record.who
         self.state = State(Budget(budget or BudgetPolicy()), forget_settled=True)
-        self.state.judge = self.record.stale  # the epoch rule
+        self.state.judge = self._judge
         self.batch: list[tuple[str, str, dict[str, Any]]] = []
         self.inbox: list[tuple[str, str, Answer | Pending | Unsure]] = []
         self.unclaimed: list[Attempt] = []
@@ -105,7 +105,7 @@ class Engine(Advancing):
             return
         seq, data = checkpoint
         self.state = State.restore(Budget(policy), data["state"])
-        self.state.judge = self.record.stale  # the epoch rule
+        self.state.judge = self._judge
         self._poison.update(data.get("poison", {}))  # found, not yet quarantined
         self.rebuild(since=seq)
 
@@ -131,7 +131,7 @@ class Engine(Advancing):
         what a dead process left unfinished."""
         if not since:
             self.state = State(Budget(self.state.budget.policy), forget_settled=True)
-            self.state.judge = self.record.stale  # the epoch rule
+            self.state.judge = self._judge
         self.follower = Follower(self.record, since)
         fold = self.state.fold
         for r in self.follower.new_rows():
@@ -145,6 +145,24 @@ class Engine(Advancing):
             if a.outcome is None:
                 (self.to_reconcile if a.claimed else self.unclaimed).append(a)
         self.state.dirty = dict.fromkeys(self.state.tasks[t] for t in self.state.open)
+
+    def _judge(self, row: Any) -> str:
+        """Why the fold must skip `row` before applying it: stale under the epoch
+        rule (record/epochs.py), or a second root for an ask whose first root
+        settled and left the state (the fold itself refuses one while the first
+        is held): the first admission of an ask in the chain stands."""
+        why = self.record.stale(row)
+        if why or row.kind != kinds.WORKFLOW_ADMITTED or "plan" not in row.body:
+            return why
+        ask = row.body.get("ask")
+        if not ask or ask not in self.state.asks_settled:
+            return ""
+        first = self.record.admission(ask)
+        if first is None or first.id == row.id or first.seq >= row.seq or first.key == row.key:
+            return ""
+        if self.record.stale(first):
+            return ""
+        return f"ask {ask} is admitted already, as {first.key}"
 
     def catch_up(self) -> None:
         """Fold the rows other writers appended since the engine last looked."""

@@ -33,3 +33,10 @@ def nodes():
     """nodes(cwd, verb="dev", env=None): a node process, killed with its children at the end."""
     with started_nodes() as start:
         yield start
+
+
+@pytest.fixture
+def org(tmp_path: Path):
+    from engine_helpers import HandClock, Org, make_project
+
+    return Org(make_project(tmp_path / "project"), HandClock())
