@@ -66,6 +66,7 @@ def test_a_partitioned_body_s_rows_are_void_once_another_took_over(clones):
     ea.admit(catalog_of(one).bind("one"), "ask-1", "leader")
     ea.pump()  # A decides alone: its answer fails the ask, journalled locally
     assert ea.settled("t1") == "failed"
+    spent = ra.append(kinds.MODEL_CALLED, ATTEMPT, {"micros": 1234, "call": "a-call"})
     with pytest.raises(RecordError):
         ra.sync()
     hidden.rename(remote)  # the remote is back, but A stays cut off while B takes over
@@ -99,5 +100,7 @@ def test_a_partitioned_body_s_rows_are_void_once_another_took_over(clones):
         fresh.rebuild()
         assert fresh.settled("t1") == "succeeded"
         assert set(fresh.take_poison()) == set(stale)
+        budget = fresh.state.budget  # A's call is void as an outcome, but it was paid for
+        assert budget.spent(budget.window_of(spent.at)) == (1234, 1)
         admitted = [r for r in record.rows(kind=kinds.WORKFLOW_ADMITTED) if not record.stale(r)]
         assert len(admitted) == 1 and admitted[0].who == rb.who
