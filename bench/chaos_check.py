@@ -126,8 +126,8 @@ def _quarantine(
     """Each bad row that landed (one that fits no kind, or one whose application
     raises) answered once; no other row answered at all, but a stale one."""
     held = {r.id for r in rows}
+    h.bad_rows = len(bad & held)
     landed = (bad & held) | (set(stale) & {r.key for r in rows if r.kind == "row.quarantined"})
-    h.bad_rows = len(landed)
     answers = Counter(r.key for r in rows if r.kind == "row.quarantined" and r.id not in poison)
     h.quarantined = sum(answers.values())
     for row_id in sorted(landed):

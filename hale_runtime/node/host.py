@@ -236,6 +236,7 @@ class Host:
             self.assert_lease()
             self._check_children()
             self.relay.relay(self.record, self.nerves)
+            self.assert_lease()  # a host paused mid-tick pushes nothing once woken past it
             self._sync()
             self._erase()
             self._keep_ledger()

@@ -2,8 +2,8 @@
 A's host, fence and organization are all stopped (SIGSTOP) for longer than
 the lease. B takes the lease over and answers; then A is woken (SIGCONT).
 A must write nothing: not the answer it was about to give, not a
-`node.stopped`. What it still holds locally never lands after B's epoch,
-and the request is answered once, by B."""
+`node.stopped`. What it wrote before the pause and still held locally is
+void wherever it lands, and the request is answered once, by B."""
 
 from __future__ import annotations
 
@@ -62,7 +62,11 @@ def test_a_body_woken_past_its_lease_writes_nothing(make_clone, nodes):
     chain = synced(asker)
     (epoch_b,) = [r for r in chain.rows(kind=kinds.BODY_EPOCH) if r.body["n"] == 2]
     late = [r for r in chain.rows(since=epoch_b.seq) if r.body.get("epoch", {}).get("n") == 1]
-    assert late == [], [(r.kind, r.key) for r in late]
+    # what A wrote before the pause may land late (a tick's sync it was paused in), but
+    # it is void there; and nothing of A's was written once B had taken over
+    assert all(chain.stale(r).startswith("stale: ") for r in late)
+    woke = [r for r in chain.rows() if r.who != epoch_b.who and r.at > epoch_b.at]
+    assert [r for r in woke if r.body.get("epoch", {}).get("n") == 1] == []
     answers = chain.rows(kind=kinds.NODE_PING_ANSWERED, key=REQUEST)
     assert [r.body["by"] for r in answers] == [epoch_b.body["holder"]]
     # what A held back locally (its claim row, say) would be void wherever it lands
