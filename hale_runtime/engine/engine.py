@@ -89,6 +89,7 @@ class Engine(Advancing):
         self.to_deliver: list[Attempt] = []
         self.to_reconcile: list[Attempt] = []
         self.follower = Follower(record)
+        self.follower.void = False  # stale rows too: the fold quarantines them
         self.stuck: set[str] = set()  # tasks whose advance raised: never advanced again
         self._poison: dict[str, tuple[str, str]] = {}
         self.ctx = Context(self._admit_spend, self._note_call, self.performers.provider,
@@ -133,6 +134,7 @@ class Engine(Advancing):
             self.state = State(Budget(self.state.budget.policy), forget_settled=True)
             self.state.judge = self._judge
         self.follower = Follower(self.record, since)
+        self.follower.void = False  # stale rows too: the fold quarantines them
         fold = self.state.fold
         for r in self.follower.new_rows():
             fold(r)
