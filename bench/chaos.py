@@ -16,7 +16,10 @@ body's host, fence and organization, SIGCONT once the lease has run out:
 the paused body must wake to write nothing); partitions (the bare remote
 renamed away and back, for up to one and a half leases). With `--bodies 2`
 or 3, each owner has that many bodies in clones of their own, standing by:
-one holds the owner's lease, the others take it over when it runs out. Then the organism drains (no more
+one holds the owner's lease, the others take it over when it runs out.
+With `--model-delay S` the Leader's and the editor's calls go to a model
+server here (OpenAI-shaped, answering as the offline provider does) that
+waits up to S seconds before it answers, so pauses land mid-call. Then the organism drains (no more
 faults, asks or bad rows; legs go on) until nothing is owed, each node must
 stay up on its own (a node that exits by itself now is crash-looping), the
 nodes stop, and the checker (chaos_check.py) reads the final record from a
@@ -24,13 +27,15 @@ fresh clone. Prints kills, rows, asks and violations; exit 1 on any
 violation.
 
     .venv/bin/python bench/chaos.py [--kills 100] [--pauses 100] [--partitions 100]
-                                    [--bodies 2] [--seed N] [--keep]
+                                    [--bodies 2] [--model-delay 2] [--seed N] [--keep]
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import http.server
+import json
 import os
 import random
 import shutil
@@ -76,6 +81,44 @@ PROVOKED_S = 20.0  # an exit this soon after a kill of one of its processes is t
 LEASE_STOPS = ("the body lease was not renewed", "the body lease is now")  # the spine's stops
 
 
+class SlowModel:
+    """A chat-completions endpoint on loopback answering as the offline provider
+    does, after a random wait of up to `delay_s` (a model that takes its time)."""
+
+    def __init__(self, delay_s: float, seed: int):
+        from hale_runtime.performers.models import OfflineProvider
+
+        rng, offline = random.Random(seed), OfflineProvider()
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_POST(self) -> None:  # noqa: N802 (http.server's name)
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                prompt = body["messages"][-1]["content"]
+                time.sleep(rng.uniform(0, delay_s))
+                answer = {"choices": [{"message": {"content": offline.complete(prompt)[0]}}]}
+                data = json.dumps(answer).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def log_message(self, *args) -> None:
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.env = {
+            "HALE_DNA_MODEL_URL": f"http://127.0.0.1:{self.server.server_address[1]}/v1",
+            "HALE_DNA_MODEL_CALL_MICROS": "1000",
+            "HALE_DNA_MODEL_TIMEOUT": "30",
+        }
+
+    def stop(self) -> None:
+        self.server.shutdown()
+
+
 @dataclass
 class Figures:
     kills: Counter = field(default_factory=Counter)
@@ -96,9 +139,10 @@ class Figures:
 class Body:
     """One owner's node in its clone, started again whenever it exits."""
 
-    def __init__(self, root: Path, owner: str, dsn: str, name: str = ""):
+    def __init__(self, root: Path, owner: str, dsn: str, name: str = "", extra=None):
         self.root, self.owner, self.name = root, owner, name or owner
-        self.env = {**os.environ, **TIMINGS, "HALE_DNA_MEMORY": dsn, "HALE_DNA_OWNER": owner}
+        self.env = {**os.environ, **TIMINGS, **(extra or {}), "HALE_DNA_MEMORY": dsn,
+                    "HALE_DNA_OWNER": owner}  # fmt: skip
         self.log = root.parent / f"node-{self.name}.log"
         self.proc: subprocess.Popen | None = None
         self.started = self.exited_at = self.killed_at = 0.0
@@ -465,14 +509,14 @@ class Chaos:
         return [o for o in dict.fromkeys(b.owner for b in self.bodies) if o not in up]
 
 
-def start(tmp: Path, dsn: str, seed: int, per_owner: int = 1) -> Chaos:
+def start(tmp: Path, dsn: str, seed: int, per_owner: int = 1, extra=None) -> Chaos:
     """The forge, memory migrated, `per_owner` bodies of each owner (one running,
     the others standing by), askers and the hostile clone."""
     forge, src = make_dna_forge(tmp)
     migrated = hale(src, "dna", "memory", "migrate", env={"HALE_DNA_MEMORY": dsn})
     assert migrated.returncode == 0, migrated.stderr
     names = [(o, o if n == 0 else f"{o}{n + 1}") for o in OWNERS for n in range(per_owner)]
-    bodies = [Body(clone(forge, tmp / f"node-{name}"), o, dsn, name) for o, name in names]
+    bodies = [Body(clone(forge, tmp / f"node-{name}"), o, dsn, name, extra) for o, name in names]
     for body in bodies[::per_owner]:
         body.start()
     deadline = time.monotonic() + 180
@@ -501,13 +545,14 @@ def final(chaos: Chaos, looping: list[str]) -> History:
 
 def run(kills: int, seed: int, tmp: Path, pace_s: float = 1.5, ask_chance: float = 0.5,
         drain_s: float = 240.0, pauses: int = 0, partitions: int = 0,
-        per_owner: int = 1) -> tuple[History, Figures]:  # fmt: skip
+        per_owner: int = 1, model_delay_s: float = 0.0) -> tuple[History, Figures]:  # fmt: skip
     """One chaos run in `tmp`: its history (violations included) and its figures."""
     began = time.monotonic()
     pg = start_postgres()
     chaos: Chaos | None = None
+    model = SlowModel(model_delay_s, seed) if model_delay_s > 0 else None
     try:
-        chaos = start(tmp, pg.dsn, seed, per_owner)
+        chaos = start(tmp, pg.dsn, seed, per_owner, model.env if model else None)
         legs = Legs(chaos.bodies, chaos.figures)
         chaos.faults(kills, pace_s, ask_chance, pauses, partitions)
         owed = chaos.drain(drain_s)
@@ -525,6 +570,8 @@ def run(kills: int, seed: int, tmp: Path, pace_s: float = 1.5, ask_chance: float
         for body in chaos.bodies if chaos else []:
             body.stop()
         pg.stop()
+        if model is not None:
+            model.stop()
     chaos.figures.seconds = time.monotonic() - began
     chaos.figures.bodies = len(chaos.bodies)
     return history, chaos.figures
@@ -558,12 +605,15 @@ def main() -> int:
     parser.add_argument("--partitions", type=int, default=100)
     parser.add_argument("--bodies", type=int, default=2, choices=(1, 2, 3), help="per owner")
     parser.add_argument("--pace", type=float, default=1.5, help="seconds between faults")
+    parser.add_argument("--model-delay", type=float, default=2.0,
+                        help="the model server's longest wait, s (0: the offline provider)")  # fmt: skip
     parser.add_argument("--keep", action="store_true", help="keep the folder (logs, clones)")
     args = parser.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="hale-chaos-"))
     try:
         history, figures = run(args.kills, args.seed, tmp, args.pace, pauses=args.pauses,
-                               partitions=args.partitions, per_owner=args.bodies)  # fmt: skip
+                               partitions=args.partitions, per_owner=args.bodies,
+                               model_delay_s=args.model_delay)  # fmt: skip
     finally:
         if not args.keep:
             shutil.rmtree(tmp, ignore_errors=True)
