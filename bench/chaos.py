@@ -97,11 +97,12 @@ class SlowModel:
                 time.sleep(rng.uniform(0, delay_s))
                 answer = {"choices": [{"message": {"content": offline.complete(prompt)[0]}}]}
                 data = json.dumps(answer).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
+                with contextlib.suppress(OSError):  # the caller was killed meanwhile
+                    self.send_response(200)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(data)))
+                    self.end_headers()
+                    self.wfile.write(data)
 
             def log_message(self, *args) -> None:
                 pass
