@@ -325,6 +325,9 @@ class Host:
                 raise NodeStop(EXIT_LEASE_HELD, why, True)
             raise NodeStop(EXIT_REFUSED, f"the fence stopped (exit {self.fence.returncode})", True)
         if self.org.poll() is not None:
+            if self.org.returncode == EXIT_LEASE_HELD:  # its own check (fence.guard)
+                why = "the organization found the body lease no longer its epoch's"
+                raise NodeStop(EXIT_LEASE_HELD, why, True)
             raise NodeStop(EXIT_REFUSED, f"the organization stopped (exit {self.org.returncode})")
 
     def _start_application(self) -> int:
@@ -584,14 +587,15 @@ class Host:
             children.stop(self.fence, 2.0)
         if self.token and not stop.lease_lost and stop.code != EXIT_LEASE_HELD:
             self._release()
-        if self.token and not stop.lease_lost:  # a body past its lease writes nothing
+        if self.token:
             body = {"code": stop.code, "reason": stop.reason}
             body["genome"] = self.served.commit if self.served else ""
             try:
                 self.record.append(kinds.NODE_STOPPED, node_key(self.holder), body)
             except RecordError as error:
                 self._warn(f"node.stopped not written: {error}")
-            self._sync()
+            if not stop.lease_lost:  # a body past its lease sends nothing: this clone's
+                self._sync()  # status shows the stop; the remote hears it, void, later
         self.say(f"stopped: {stop.reason} (exit {stop.code})")
         return stop.code
 
