@@ -10,21 +10,32 @@ asks its allowance and settles the judgments; a hostile clone pushes rows
 hale would never write (past the door, as raw lines), and the heads are
 sent malformed outcomes, which they must refuse.
 
-Faults: SIGKILL of a random host, organization or fence process, at a
-steady pace until the kills are spent. Then the organism drains (no more
+Faults, at a steady pace until each kind is spent: SIGKILL of a random
+host, organization or fence process; pauses (SIGSTOP of one or more of a
+body's host, fence and organization, SIGCONT once the lease has run out:
+the paused body must wake to write nothing); partitions (the bare remote
+renamed away and back, for up to one and a half leases). With `--bodies 2`
+or 3, each owner has that many bodies in clones of their own, standing by:
+one holds the owner's lease, the others take it over when it runs out.
+With `--model-delay S` the Leader's and the editor's calls go to a model
+server here (OpenAI-shaped, answering as the offline provider does) that
+waits up to S seconds before it answers, so pauses land mid-call. Then the organism drains (no more
 faults, asks or bad rows; legs go on) until nothing is owed, each node must
 stay up on its own (a node that exits by itself now is crash-looping), the
 nodes stop, and the checker (chaos_check.py) reads the final record from a
 fresh clone. Prints kills, rows, asks and violations; exit 1 on any
 violation.
 
-    .venv/bin/python bench/chaos.py [--kills 100] [--seed N] [--keep]
+    .venv/bin/python bench/chaos.py [--kills 100] [--pauses 100] [--partitions 100]
+                                    [--bodies 2] [--model-delay 2] [--seed N] [--keep]
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import http.server
+import json
 import os
 import random
 import shutil
@@ -63,9 +74,50 @@ TIMINGS = {  # a loaded two-core machine: leases long enough that only kills sto
     "HALE_DNA_DURABILITY": "relaxed",
 }
 RESTART_S = 0.5  # a unit's RestartSec
+HELD_RESTART_S = 3.0  # a standby told the lease is another's tries again this much later
+LEASE_S = float(TIMINGS["HALE_DNA_LEASE_S"])
 STABLE_S = 8.0  # after the faults, a node up this long on its own is not crash-looping
 PROVOKED_S = 20.0  # an exit this soon after a kill of one of its processes is the kill's
 LEASE_STOPS = ("the body lease was not renewed", "the body lease is now")  # the spine's stops
+
+
+class SlowModel:
+    """A chat-completions endpoint on loopback answering as the offline provider
+    does, after a random wait of up to `delay_s` (a model that takes its time)."""
+
+    def __init__(self, delay_s: float, seed: int):
+        from hale_runtime.performers.models import OfflineProvider
+
+        rng, offline = random.Random(seed), OfflineProvider()
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_POST(self) -> None:  # noqa: N802 (http.server's name)
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                prompt = body["messages"][-1]["content"]
+                time.sleep(rng.uniform(0, delay_s))
+                answer = {"choices": [{"message": {"content": offline.complete(prompt)[0]}}]}
+                data = json.dumps(answer).encode()
+                with contextlib.suppress(OSError):  # the caller was killed meanwhile
+                    self.send_response(200)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(data)))
+                    self.end_headers()
+                    self.wfile.write(data)
+
+            def log_message(self, *args) -> None:
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.env = {
+            "HALE_DNA_MODEL_URL": f"http://127.0.0.1:{self.server.server_address[1]}/v1",
+            "HALE_DNA_MODEL_CALL_MICROS": "1000",
+            "HALE_DNA_MODEL_TIMEOUT": "30",
+        }
+
+    def stop(self) -> None:
+        self.server.shutdown()
 
 
 @dataclass
@@ -78,16 +130,21 @@ class Figures:
     bad_pushed: int = 0
     head_refused: int = 0
     lease_stops: int = 0  # a node that could not prove its lease in time stopped, as it must
+    pauses: int = 0
+    partitions: int = 0
+    held_exits: int = 0  # a standby body told the lease is another's (exit 3), as it must be
     seconds: float = 0.0
+    bodies: int = 3
 
 
 class Body:
     """One owner's node in its clone, started again whenever it exits."""
 
-    def __init__(self, root: Path, owner: str, dsn: str):
-        self.root, self.owner = root, owner
-        self.env = {**os.environ, **TIMINGS, "HALE_DNA_MEMORY": dsn, "HALE_DNA_OWNER": owner}
-        self.log = root.parent / f"node-{owner}.log"
+    def __init__(self, root: Path, owner: str, dsn: str, name: str = "", extra=None):
+        self.root, self.owner, self.name = root, owner, name or owner
+        self.env = {**os.environ, **TIMINGS, **(extra or {}), "HALE_DNA_MEMORY": dsn,
+                    "HALE_DNA_OWNER": owner}  # fmt: skip
+        self.log = root.parent / f"node-{self.name}.log"
         self.proc: subprocess.Popen | None = None
         self.started = self.exited_at = self.killed_at = 0.0
         self.seen: set[int] = set()  # every pid of ours, to be sure none outlives the run
@@ -107,7 +164,8 @@ class Body:
             self.exited_at = time.monotonic()
             provoked = self.exited_at - self.killed_at < PROVOKED_S
             self.exits.append((self.proc.returncode, provoked, self._said_why()))
-        if time.monotonic() - self.exited_at < RESTART_S:
+        held = self.proc.returncode == 3  # a standby: the lease is live elsewhere
+        if time.monotonic() - self.exited_at < (HELD_RESTART_S if held else RESTART_S):
             return False
         self.exited_at = 0.0
         self.start()
@@ -309,6 +367,60 @@ class Chaos:
     rng: random.Random
     figures: Figures = field(default_factory=Figures)
     findings: list[str] = field(default_factory=list)
+    paused: list[tuple[float, list[int], Body]] = field(default_factory=list)  # (wake at, ...)
+    healed_at: float = 0.0  # when the remote cut away comes back (0: not cut)
+
+    def pause_one(self) -> bool:
+        """SIGSTOP some of a running body's processes past its lease (woken by `wake`)."""
+        taken = {pid for _, pids, _ in self.paused for pid in pids}
+        running = [
+            (b, t) for b in self.bodies if (t := b.targets()) and not taken & set(t.values())
+        ]
+        if not running:
+            return False
+        body, targets = self.rng.choice(running)
+        which = self.rng.sample(sorted(targets), self.rng.randint(1, 3))
+        pids = [targets[w] for w in which]
+        for pid in pids:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGSTOP)
+        self.paused.append((time.monotonic() + LEASE_S * self.rng.uniform(1.1, 1.8), pids, body))
+        self.figures.pauses += 1
+        return True
+
+    def wake(self, every: bool = False) -> None:
+        """SIGCONT what was paused long enough (everything, when `every`)."""
+        now, still = time.monotonic(), []
+        for at, pids, body in self.paused:
+            if every or at <= now:
+                for pid in pids:
+                    with contextlib.suppress(ProcessLookupError):
+                        os.kill(pid, signal.SIGCONT)
+                body.killed_at = now  # what it does on waking is the pause's doing
+            else:
+                still.append((at, pids, body))
+        self.paused = still
+
+    def partition(self) -> bool:
+        """Cut the remote away (renamed), to come back within 1.5 leases (`heal`)."""
+        if self.healed_at:
+            return False
+        self.forge.rename(self.forge.with_name("forge.cut"))
+        self._provoked()
+        self.healed_at = time.monotonic() + LEASE_S * self.rng.uniform(0.1, 1.5)
+        self.figures.partitions += 1
+        return True
+
+    def heal(self, every: bool = False) -> None:
+        if self.healed_at and (every or time.monotonic() >= self.healed_at):
+            self.forge.with_name("forge.cut").rename(self.forge)
+            self.healed_at = 0.0
+            self._provoked()
+
+    def _provoked(self) -> None:
+        """A node's exit soon after a partition is the partition's doing."""
+        for body in self.bodies:
+            body.killed_at = time.monotonic()
 
     def supervise(self) -> None:
         for body in self.bodies:
@@ -328,13 +440,26 @@ class Chaos:
             body.killed_at = time.monotonic()
         return True
 
-    def faults(self, kills: int, pace_s: float, ask_chance: float) -> None:
-        """Asks, bad rows and kills until the kills are spent."""
-        next_kill, bad = time.monotonic() + pace_s, 0
-        while sum(self.figures.kills.values()) < kills:
+    def faults(
+        self, kills: int, pace_s: float, ask_chance: float, pauses: int = 0, partitions: int = 0
+    ) -> None:
+        """Asks, bad rows and faults (kills, pauses, partitions) until each is spent."""
+        next_fault, bad = time.monotonic() + pace_s, 0
+        f = self.figures
+        while True:
+            left = {"kill": kills - sum(f.kills.values()), "pause": pauses - f.pauses,
+                    "partition": partitions - f.partitions}  # fmt: skip
+            if not any(n > 0 for n in left.values()):
+                break
             self.supervise()
-            if time.monotonic() >= next_kill and self.kill_one():
-                next_kill = time.monotonic() + pace_s * self.rng.uniform(0.5, 1.5)
+            self.wake()
+            self.heal()
+            if time.monotonic() >= next_fault:
+                kind = self.rng.choices(list(left), [max(n, 0) for n in left.values()])[0]
+                act = {"kill": self.kill_one, "pause": self.pause_one,
+                       "partition": self.partition}[kind]  # fmt: skip
+                if act():
+                    next_fault = time.monotonic() + pace_s * self.rng.uniform(0.5, 1.5)
             if self.rng.random() < ask_chance:
                 self.askers.ask(self.figures)
             self.askers.sync()
@@ -348,6 +473,8 @@ class Chaos:
 
     def drain(self, timeout_s: float) -> list[str]:
         """No more faults: wait until the organism owes nothing; what it still owes."""
+        self.wake(every=True)
+        self.heal(every=True)
         deadline, owed = time.monotonic() + timeout_s, ["not looked yet"]
         while owed and time.monotonic() < deadline:
             self.supervise()
@@ -361,34 +488,49 @@ class Chaos:
     def steady(self, timeout_s: float) -> list[str]:
         """Each node must now stay up STABLE_S on its own; the ones that do not."""
         deadline = time.monotonic() + timeout_s
-        while time.monotonic() < deadline and any(b.up_for() < STABLE_S for b in self.bodies):
+        while time.monotonic() < deadline and self._unsteady():
             self.supervise()
             time.sleep(0.5)
         for body in self.bodies:  # no kill caused these: the node stopped on its own
             for code, provoked, why in body.exits:
                 if provoked:
                     continue
+                if code == 3:  # a standby, or a body woken past its lease: as it must
+                    self.figures.held_exits += 1
+                    continue
                 if why.startswith(LEASE_STOPS):  # the spine's own reason, under load
                     self.figures.lease_stops += 1
                     continue
                 self.findings.append(f"node {body.owner} exited by itself ({code}): {why}")
-        return [b.owner for b in self.bodies if b.up_for() < STABLE_S]
+        return self._unsteady()
+
+    def _unsteady(self) -> list[str]:
+        """The owners none of whose bodies has stayed up STABLE_S."""
+        up = {b.owner for b in self.bodies if b.up_for() >= STABLE_S}
+        return [o for o in dict.fromkeys(b.owner for b in self.bodies) if o not in up]
 
 
-def start(tmp: Path, dsn: str, seed: int) -> Chaos:
-    """The forge, memory migrated, three bodies running, askers and the hostile clone."""
+def start(tmp: Path, dsn: str, seed: int, per_owner: int = 1, extra=None) -> Chaos:
+    """The forge, memory migrated, `per_owner` bodies of each owner (one running,
+    the others standing by), askers and the hostile clone."""
     forge, src = make_dna_forge(tmp)
     migrated = hale(src, "dna", "memory", "migrate", env={"HALE_DNA_MEMORY": dsn})
     assert migrated.returncode == 0, migrated.stderr
-    bodies = [Body(clone(forge, tmp / f"node-{o}"), o, dsn) for o in OWNERS]
-    for body in bodies:
+    names = [(o, o if n == 0 else f"{o}{n + 1}") for o in OWNERS for n in range(per_owner)]
+    bodies = [Body(clone(forge, tmp / f"node-{name}"), o, dsn, name, extra) for o, name in names]
+    for body in bodies[::per_owner]:
         body.start()
     deadline = time.monotonic() + 180
-    while not all("running;" in b.log.read_text() for b in bodies):
-        if time.monotonic() > deadline or any(b.proc.poll() is not None for b in bodies):
+    while not all("running;" in b.log.read_text() for b in bodies[::per_owner]):
+        if time.monotonic() > deadline or any(
+            b.proc.poll() is not None for b in bodies[::per_owner]
+        ):
             raise RuntimeError("a node did not start:\n" + "\n".join(b.log.read_text()[-2000:]
                                                                      for b in bodies))  # fmt: skip
         time.sleep(0.2)
+    for body in bodies:  # the standbys: told the lease is another's, they try again later
+        if body.proc is None:
+            body.start()
     rng = random.Random(seed)
     return Chaos(tmp, forge, bodies, Askers(forge, tmp, dsn, rng), Hostile(forge, tmp), rng)
 
@@ -403,15 +545,17 @@ def final(chaos: Chaos, looping: list[str]) -> History:
 
 
 def run(kills: int, seed: int, tmp: Path, pace_s: float = 1.5, ask_chance: float = 0.5,
-        drain_s: float = 240.0) -> tuple[History, Figures]:  # fmt: skip
+        drain_s: float = 240.0, pauses: int = 0, partitions: int = 0,
+        per_owner: int = 1, model_delay_s: float = 0.0) -> tuple[History, Figures]:  # fmt: skip
     """One chaos run in `tmp`: its history (violations included) and its figures."""
     began = time.monotonic()
     pg = start_postgres()
     chaos: Chaos | None = None
+    model = SlowModel(model_delay_s, seed) if model_delay_s > 0 else None
     try:
-        chaos = start(tmp, pg.dsn, seed)
+        chaos = start(tmp, pg.dsn, seed, per_owner, model.env if model else None)
         legs = Legs(chaos.bodies, chaos.figures)
-        chaos.faults(kills, pace_s, ask_chance)
+        chaos.faults(kills, pace_s, ask_chance, pauses, partitions)
         owed = chaos.drain(drain_s)
         looping = chaos.steady(90.0)
         legs.stop()
@@ -421,20 +565,28 @@ def run(kills: int, seed: int, tmp: Path, pace_s: float = 1.5, ask_chance: float
         history.violations += chaos.findings + chaos.askers.verb_failures()
         history.violations += [f"still owed after the drain: {what}" for what in owed[:20]]
     finally:
+        if chaos is not None:
+            chaos.wake(every=True)
+            chaos.heal(every=True)
         for body in chaos.bodies if chaos else []:
             body.stop()
         pg.stop()
+        if model is not None:
+            model.stop()
     chaos.figures.seconds = time.monotonic() - began
+    chaos.figures.bodies = len(chaos.bodies)
     return history, chaos.figures
 
 
 def report(history: History, figures: Figures, seed: int) -> list[str]:
     kills = ", ".join(f"{k} {figures.kills[k]}" for k in ("host", "organization", "fence"))
     lines = [
-        f"chaos: 3 nodes (owners a, b, c), one bare remote, one PostgreSQL; seed {seed}; "
-        f"{figures.seconds:.0f}s",
-        f"  kills: {sum(figures.kills.values())} ({kills}); restarts: {figures.restarts}; "
-        f"stops for a lease not proven in time: {figures.lease_stops}",
+        f"chaos: {figures.bodies} bodies (owners a, b, c), one bare remote, one PostgreSQL; "
+        f"seed {seed}; {figures.seconds:.0f}s",
+        f"  kills: {sum(figures.kills.values())} ({kills}); pauses: {figures.pauses}; "
+        f"partitions: {figures.partitions}; restarts: {figures.restarts}",
+        f"  stops for a lease not proven in time: {figures.lease_stops}; exits 3 (lease held "
+        f"elsewhere, or woken past it): {figures.held_exits}; stale rows: {history.stale}",
         f"  asks: {history.asks} ({figures.cli_asks} through `hale dna task create`)",
         f"  rows: {history.rows} in the final record; tasks {history.tasks}, "
         f"attempts {history.attempts}; legs settled {figures.legs_settled}",
@@ -450,12 +602,19 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--kills", type=int, default=100)
     parser.add_argument("--seed", type=int, default=int(time.time()))
-    parser.add_argument("--pace", type=float, default=1.5, help="seconds between kills")
+    parser.add_argument("--pauses", type=int, default=100)
+    parser.add_argument("--partitions", type=int, default=100)
+    parser.add_argument("--bodies", type=int, default=2, choices=(1, 2, 3), help="per owner")
+    parser.add_argument("--pace", type=float, default=1.5, help="seconds between faults")
+    parser.add_argument("--model-delay", type=float, default=2.0,
+                        help="the model server's longest wait, s (0: the offline provider)")  # fmt: skip
     parser.add_argument("--keep", action="store_true", help="keep the folder (logs, clones)")
     args = parser.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="hale-chaos-"))
     try:
-        history, figures = run(args.kills, args.seed, tmp, args.pace)
+        history, figures = run(args.kills, args.seed, tmp, args.pace, pauses=args.pauses,
+                               partitions=args.partitions, per_owner=args.bodies,
+                               model_delay_s=args.model_delay)  # fmt: skip
     finally:
         if not args.keep:
             shutil.rmtree(tmp, ignore_errors=True)

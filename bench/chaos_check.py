@@ -11,7 +11,13 @@ the spine could have done something twice or not at all:
 - every admitted attempt has one outcome (`attempt.outcome`), and every
   admitted execution, root or child, one settlement (`workflow.settled`);
 - every bad row that landed is answered by one `row.quarantined`, and no
-  row that fits its kind is quarantined (applying a good row raised);
+  row that fits its kind is quarantined (applying a good row raised), but
+  for a stale one;
+- no intent is admitted as more than one execution (roots the fold refused,
+  or void under the epoch rule, do not count);
+- no row under a superseded epoch is applied: every stale row of a kind the
+  engine folds is answered by one `row.quarantined` saying `stale:`
+  (hale_runtime/record/epochs.py), and the counts above leave stale rows out;
 - nodes left crash-looping are counted by the driver and passed in.
 
 `pending` is the same reading taken while the organism runs: what is still
@@ -26,6 +32,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from hale_runtime.record.epochs import STALE, stale_rows
+
 ANSWERS = ("intent.offered", "intent.refused")
 
 
@@ -39,6 +47,7 @@ class History:
     attempts: int = 0
     quarantined: int = 0
     bad_rows: int = 0
+    stale: int = 0
     violations: list[str] = field(default_factory=list)
 
 
@@ -48,7 +57,8 @@ def _by_kind(rows: Iterable[Any], kinds: tuple[str, ...]) -> Counter:
 
 def pending(rows: list[Any], poison: set[str]) -> list[str]:
     """What the organism still owes: asks unanswered, attempts and executions open."""
-    good = [r for r in rows if r.id not in poison]
+    stale = stale_rows(rows)
+    good = [r for r in rows if r.id not in poison and r.id not in stale]
     answered = _by_kind(good, ANSWERS)
     owed = [f"ask {r.key}" for r in good if r.kind == "intent.requested" and not answered[r.key]]
     outcomes = _by_kind(good, ("attempt.outcome",))
@@ -63,11 +73,13 @@ def pending(rows: list[Any], poison: set[str]) -> list[str]:
 def check(rows: list[Any], poison: set[str], bad: set[str], looping: list[str]) -> History:
     """The history of `rows` (every row, poison included; `poison` their ids);
     `bad` the ids of the rows the run injected; `looping` the nodes left crash-looping."""
-    good = [r for r in rows if r.id not in poison]
-    h = History(rows=len(rows))
+    stale = stale_rows(rows)
+    good = [r for r in rows if r.id not in poison and r.id not in stale]
+    h = History(rows=len(rows), stale=len(stale))
     _asks(h, good)
     _executions(h, good)
-    _quarantine(h, rows, poison, bad)
+    _quarantine(h, rows, poison, bad, stale)
+    _epochs(h, rows, poison, stale)
     h.violations += [f"node {name} left crash-looping" for name in looping]
     return h
 
@@ -89,10 +101,13 @@ def _executions(h: History, good: list[Any]) -> None:
     for key, n in Counter(r.key for r in admitted).items():
         if n > 1:
             h.violations.append(f"task id {key} admitted {n} times")
-    roots_by_ask = Counter(r.body.get("ask") for r in admitted if "plan" in r.body)
+    refused = {r.key for r in good if r.kind == "row.quarantined"}
+    roots_by_ask = Counter(
+        r.body.get("ask") for r in admitted if "plan" in r.body and r.id not in refused
+    )
     for ask, n in roots_by_ask.items():
         if n > 1:
-            h.violations.append(f"ask {ask} admitted as {n} tasks")
+            h.violations.append(f"an intent admitted as more than one execution: {ask} ({n})")
     settled = _by_kind(good, ("workflow.settled",))
     for key in dict.fromkeys(r.key for r in admitted):
         if settled[key] != 1:
@@ -105,12 +120,14 @@ def _executions(h: History, good: list[Any]) -> None:
             h.violations.append(f"attempt {key} has {outcomes[key]} outcome(s)")
 
 
-def _quarantine(h: History, rows: list[Any], poison: set[str], bad: set[str]) -> None:
+def _quarantine(
+    h: History, rows: list[Any], poison: set[str], bad: set[str], stale: dict[str, str]
+) -> None:
     """Each bad row that landed (one that fits no kind, or one whose application
-    raises) answered once; no other row answered at all."""
+    raises) answered once; no other row answered at all, but a stale one."""
     held = {r.id for r in rows}
-    landed = bad & held
-    h.bad_rows = len(landed)
+    h.bad_rows = len(bad & held)
+    landed = (bad & held) | (set(stale) & {r.key for r in rows if r.kind == "row.quarantined"})
     answers = Counter(r.key for r in rows if r.kind == "row.quarantined" and r.id not in poison)
     h.quarantined = sum(answers.values())
     for row_id in sorted(landed):
@@ -118,3 +135,23 @@ def _quarantine(h: History, rows: list[Any], poison: set[str], bad: set[str]) ->
             h.violations.append(f"bad row {row_id[:12]} quarantined {answers[row_id]} time(s)")
     for row_id in sorted(set(answers) - landed):
         h.violations.append(f"row {row_id[:12]}, not one the run made bad, was quarantined")
+
+
+FOLDED = frozenset(
+    {"workflow.admitted", "task.born", "step.registered", "attempt.admitted", "attempt.claimed",
+     "attempt.outcome", "work.settled", "workflow.settled", "workflow.cancelled",
+     "effect.unresolved", "effect.redelivered", "model.called", "budget.exhausted"}
+)  # fmt: skip
+
+
+def _epochs(h: History, rows: list[Any], poison: set[str], stale: dict[str, str]) -> None:
+    """Every stale row the engine would fold is answered as stale: never applied."""
+    said = {
+        r.key
+        for r in rows
+        if r.kind == "row.quarantined" and r.id not in poison and r.id not in stale
+        and str(r.body.get("why", "")).startswith(STALE)
+    }  # fmt: skip
+    for r in rows:
+        if r.id in stale and r.kind in FOLDED and r.id not in said:
+            h.violations.append(f"a row under a superseded epoch applied: {r.kind} {r.key}")

@@ -82,12 +82,14 @@ class Engine(Advancing):
         self._told: list[dict[str, Any]] = []
         self.holder = record.who
         self.state = State(Budget(budget or BudgetPolicy()), forget_settled=True)
+        self.state.judge = self._judge
         self.batch: list[tuple[str, str, dict[str, Any]]] = []
         self.inbox: list[tuple[str, str, Answer | Pending | Unsure]] = []
         self.unclaimed: list[Attempt] = []
         self.to_deliver: list[Attempt] = []
         self.to_reconcile: list[Attempt] = []
         self.follower = Follower(record)
+        self.follower.void = False  # stale rows too: the fold quarantines them
         self.stuck: set[str] = set()  # tasks whose advance raised: never advanced again
         self._poison: dict[str, tuple[str, str]] = {}
         self.ctx = Context(self._admit_spend, self._note_call, self.performers.provider,
@@ -104,6 +106,7 @@ class Engine(Advancing):
             return
         seq, data = checkpoint
         self.state = State.restore(Budget(policy), data["state"])
+        self.state.judge = self._judge
         self._poison.update(data.get("poison", {}))  # found, not yet quarantined
         self.rebuild(since=seq)
 
@@ -115,7 +118,10 @@ class Engine(Advancing):
     def snapshot(self) -> dict[str, Any]:
         """The engine's fold at its cursor as plain data (a checkpoint's part)."""
         upto = self.cursor
-        state = self.state.snapshot(lambda root: self.record.under(root, "/.", until=upto))
+        stale = self.record.stale  # a void row is not folded again on restore
+        state = self.state.snapshot(
+            lambda root: (r for r in self.record.under(root, "/.", until=upto) if not stale(r))
+        )
         poison = {**self.state.poison, **self._poison}  # found, not yet taken to quarantine
         return {"policy": _policy(self.state.budget.policy), "state": state, "poison": poison}
 
@@ -126,7 +132,9 @@ class Engine(Advancing):
         what a dead process left unfinished."""
         if not since:
             self.state = State(Budget(self.state.budget.policy), forget_settled=True)
+            self.state.judge = self._judge
         self.follower = Follower(self.record, since)
+        self.follower.void = False  # stale rows too: the fold quarantines them
         fold = self.state.fold
         for r in self.follower.new_rows():
             fold(r)
@@ -139,6 +147,24 @@ class Engine(Advancing):
             if a.outcome is None:
                 (self.to_reconcile if a.claimed else self.unclaimed).append(a)
         self.state.dirty = dict.fromkeys(self.state.tasks[t] for t in self.state.open)
+
+    def _judge(self, row: Any) -> str:
+        """Why the fold must skip `row` before applying it: stale under the epoch
+        rule (record/epochs.py), or a second root for an ask whose first root
+        settled and left the state (the fold itself refuses one while the first
+        is held): the first admission of an ask in the chain stands."""
+        why = self.record.stale(row)
+        if why or row.kind != kinds.WORKFLOW_ADMITTED or "plan" not in row.body:
+            return why
+        ask = row.body.get("ask")
+        if not ask or ask not in self.state.asks_settled:
+            return ""
+        first = self.record.admission(ask)
+        if first is None or first.id == row.id or first.seq >= row.seq or first.key == row.key:
+            return ""
+        if self.record.stale(first):
+            return ""
+        return f"ask {ask} is admitted already, as {first.key}"
 
     def catch_up(self) -> None:
         """Fold the rows other writers appended since the engine last looked."""
@@ -346,6 +372,7 @@ class Engine(Advancing):
         ):
             return None
         rows = self.record.rows(kind=kinds.WORKFLOW_SETTLED, key=task)
+        rows = [r for r in rows if not self.record.stale(r)]  # the epoch rule
         return str(rows[0].body.get("outcome")) if rows else None
 
     # ---- claims, delivery and replies ----------------------------------------
@@ -381,6 +408,8 @@ class Engine(Advancing):
                     FAILED, f"no performer {a.performer} is provided"
                 )
             else:
+                if self.record.guard is not None:
+                    self.record.guard()  # the lease and its epoch, right before the effect
                 try:
                     result = performer.deliver(self._work(a), self.ctx)
                 except Exception as exc:  # a performer's fault fails its attempt, not the engine

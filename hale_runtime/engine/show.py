@@ -31,8 +31,10 @@ def fold_root(rows: list[Any], task: str) -> State:
 
 def read_root(record: Any, task: str) -> State:
     """The state of `task`'s root tree, its rows read from the record's index
-    by key (the root and every key below it), so it costs the same at any age."""
-    return fold_root(record.under(ids.root_of(task), "/."), task)
+    by key (the root and every key below it), so it costs the same at any age;
+    rows the epoch rule voids (record/epochs.py) are left out."""
+    rows = record.under(ids.root_of(task), "/.")
+    return fold_root([r for r in rows if not record.stale(r)], task)
 
 
 def shown(record: Any, task: str) -> str | None:

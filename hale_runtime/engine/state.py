@@ -44,6 +44,7 @@ from hale_runtime.engine.budget import Budget
 from hale_runtime.engine.plan import ChildPlan, LeafPlan, Plan, plan_from_json
 from hale_runtime.errors import one_line
 from hale_runtime.record import kinds
+from hale_runtime.record.epochs import SPEND_KINDS
 from hale_runtime.seen import Seen
 
 SUCCEEDED = "succeeded"
@@ -144,6 +145,7 @@ class State:
         self.dirty: dict[Task, None] = {}  # in the order touched
         self.open: dict[str, None] = {}  # tasks not yet settled, in admission order
         self.poison: dict[str, tuple[str, str]] = {}  # row id -> (kind, why) of rows that raised
+        self.judge: Callable[[Any], str] | None = None  # the epoch rule (record.stale), when read
         self._apply = {
             kinds.WORKFLOW_ADMITTED: self._admitted,
             kinds.TASK_BORN: self._born,
@@ -175,7 +177,17 @@ class State:
 
     def fold(self, row: Any) -> bool:
         """Fold one row read from the record; False (and noted in `poison`) when
-        applying it raised, which leaves the state as it was."""
+        applying it raised, which leaves the state as it was. A row the epoch
+        rule voids (`judge`, record/epochs.py) is skipped the same way, but for
+        the spend it records, which the budget still counts."""
+        why = self.judge(row) if self.judge is not None else ""
+        if why:
+            if row.kind in SPEND_KINDS:
+                self.budget.account(
+                    row.at, int(row.body.get("micros", 0)), row.body.get("call", "")
+                )
+            self.poison[row.id] = (row.kind, why)
+            return False
         try:
             self.apply(row.kind, row.key, row.body, row.at)
         except Exception as error:  # input, not our fault: skipped and quarantined

@@ -103,6 +103,7 @@ class Head:
         self.owner = owner or None  # over a shared record: the organization this head serves
         self.owners = Owners()
         self.state = State(Budget(BudgetPolicy()), forget_settled=True)
+        self.state.judge = self.record.stale  # the epoch rule
         self.open: dict[str, None] = {}  # attempts open for legs, in the order delivered
         # attempts a leg holds, as far as this head knows -> when to try memory again (monotonic):
         # a claim passes over them without a write (a take refused costs a commit)
@@ -130,6 +131,7 @@ class Head:
             return False
         seq, data = engine
         self.state = State.restore(Budget(BudgetPolicy()), data["state"])
+        self.state.judge = self.record.stale  # the epoch rule
         self.owners = Owners.restore(settler[1]["owners"])
         self.open, self.asked, self.allowances = {}, set(), {}
         for kind, key, body, _ in data["state"]["open"]:

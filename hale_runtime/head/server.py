@@ -351,9 +351,11 @@ def open_head_for(
     def open_head() -> Head:
         from hale_runtime.memory import open_memory
         from hale_runtime.node.checkpoint import Checkpoints, place_for
+        from hale_runtime.node.fence import epoch_from_env
         from hale_runtime.record import Record
 
         record = Record.open(root, who=who)
+        record.epoch = epoch_from_env()  # under a host: the lease's epoch (record/epochs.py)
         memory = open_memory(memory_dsn)
         owner = os.environ.get(OWNER_ENV, "").strip() or None
         head = Head(record, memory, lease_s or LEASE_S, owner=owner)

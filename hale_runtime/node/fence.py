@@ -19,6 +19,13 @@ kills every guarded group, with SIGKILL, and exits when
     the lease back so another body may take it at once).
 
 On SIGTERM it exits at once without killing (the host stops it last).
+
+The fence kills from outside, and a paused body may wake before it does:
+`guard` is the body's own check, run by the organization before each append
+and each effect (record.guard). It reads this clone's lease mirror (no
+network) and, unless the lease is still this holder's, of the same token
+(the epoch), and live past the margin, writes one line and exits 3 at once
+(os._exit: nothing unwinds to write a row).
 """
 
 from __future__ import annotations
@@ -33,11 +40,56 @@ import time
 from pathlib import Path
 
 from hale_runtime.memory.types import Fenced, MemoryFailed
-from hale_runtime.node.lease import BodyLease, LeaseHeld, LeaseUnprovable
+from hale_runtime.node.lease import (
+    OWNER_ENV,
+    BodyLease,
+    LeaseHeld,
+    LeaseUnprovable,
+    lease_at,
+    lease_ref,
+    now_ms,
+)
 from hale_runtime.node.settings import Settings
 
 EXIT_LOST = 1
 EXIT_HELD = 3
+
+
+TOKEN_ENV = "HALE_DNA_BODY_TOKEN"  # the lease's token, the body's epoch, set by the host
+
+
+def epoch_from_env(env=os.environ) -> tuple[str, int] | None:
+    """(lease ref, token) of the body this process runs under, as its host set it."""
+    token = (env.get(TOKEN_ENV) or "").strip()
+    if not token.isdigit() or not int(token):
+        return None
+    return lease_ref(env.get(OWNER_ENV) or None), int(token)
+
+
+def guard(root: Path, holder: str, token: int, owner: str | None, margin_s: float):
+    """The check a body runs before it writes or acts (see the module's comment)."""
+    import pygit2
+
+    repo, ref = pygit2.Repository(str(root)), lease_ref(owner)
+
+    def check() -> None:
+        try:
+            lease = lease_at(repo, ref)[1]
+        except LeaseUnprovable:
+            lease = None
+        if lease is not None and lease.holder == holder and lease.token == token:
+            left_ms = lease.until - now_ms()
+            if left_ms > margin_s * 1000:
+                return
+            why = f"its lease (epoch {token}) is not proven past the margin ({left_ms / 1000:.1f}s left)"
+        else:
+            why = (
+                f"the body lease is now {lease.describe() if lease else 'gone'}, not epoch {token}"
+            )
+        print(f"hale organization: stopping, writing nothing: {why}", file=sys.stderr, flush=True)
+        os._exit(EXIT_HELD)
+
+    return check
 
 
 class Fence:

@@ -153,9 +153,9 @@ class Host:
             raise NodeStop(EXIT_REFUSED, f"the body lease could not be taken: {error}") from None
         self.token = taken.token
         self.say(f"body: {self.holder} holds the lease (token {self.token})")
-        self._sync()  # the record may say a ledger was adopted: this clone must know
+        self._spawn_fence()  # renewing from now: the sync below may take a while
+        self._declare_epoch()  # syncs: the record may say a ledger was adopted
         self._hold_ledger()
-        self._spawn_fence()
         self._fence_ledger()
         self._check_stopping()
         self.served = self.choose_genome()
@@ -166,6 +166,7 @@ class Host:
             self._start_application()
         from hale_runtime.head.node import start_head  # the head, for legs (asks issue)
 
+        os.environ[TOKEN_ENV] = str(self.token)  # the head's rows carry the epoch too
         self.head = start_head(self.root, self.memory_dsn, self.holder, self.say)
         if self.head is not None:
             self.heads.append(self.head.tell)  # step 7: the head hears what landed
@@ -187,6 +188,21 @@ class Host:
         self.say(f"genome: {self.served.label}")
         self.say(f"memory: {redact(self.memory_dsn)}\nnerves: {redact(self.nerves_dsn)}")
         self.say("running; Ctrl-C stops the node")
+
+    def _declare_epoch(self) -> None:
+        """The takeover reaches the chain before this body acts: every row written
+        from here carries the lease's token as its epoch, and a `body.epoch` row
+        says so, synced to the remote now, so a row a superseded body lands later
+        is void wherever it is folded (record/epochs.py)."""
+        self.record.epoch = (self.lease.ref, self.token)
+        body = {"n": self.token, "holder": self.holder}
+        self.record.append(kinds.BODY_EPOCH, self.lease.ref, body)
+        try:
+            locked_sync(self.record)
+        except RecordError as error:
+            raise NodeStop(
+                EXIT_REFUSED, f"the body's epoch did not reach the remote: {error}"
+            ) from None
 
     def _lock_clone(self) -> None:
         """One host per clone: a second one here is refused (the same holder would
@@ -221,6 +237,7 @@ class Host:
             self.assert_lease()
             self._check_children()
             self.relay.relay(self.record, self.nerves)
+            self.assert_lease()  # a host paused mid-tick pushes nothing once woken past it
             self._sync()
             self._erase()
             self._keep_ledger()
@@ -309,6 +326,9 @@ class Host:
                 raise NodeStop(EXIT_LEASE_HELD, why, True)
             raise NodeStop(EXIT_REFUSED, f"the fence stopped (exit {self.fence.returncode})", True)
         if self.org.poll() is not None:
+            if self.org.returncode == EXIT_LEASE_HELD:  # its own check (fence.guard)
+                why = "the organization found the body lease no longer its epoch's"
+                raise NodeStop(EXIT_LEASE_HELD, why, True)
             raise NodeStop(EXIT_REFUSED, f"the organization stopped (exit {self.org.returncode})")
 
     def _start_application(self) -> int:
@@ -590,7 +610,8 @@ class Host:
                 self.record.append(kinds.NODE_STOPPED, node_key(self.holder), body)
             except RecordError as error:
                 self._warn(f"node.stopped not written: {error}")
-            self._sync()
+            if not stop.lease_lost:  # a body past its lease sends nothing: this clone's
+                self._sync()  # status shows the stop; the remote hears it, void, later
         self.say(f"stopped: {stop.reason} (exit {stop.code})")
         return stop.code
 

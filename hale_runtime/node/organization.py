@@ -85,6 +85,20 @@ class Organization:
         self.quarantine = Quarantine(self.record, self.memory, holder, sync=locked_sync)
         self.appliers: list[Any] = []  # parts that apply rows, each with take_poison()
         self.said: set[str] = set()
+        self._fence_writes()
+
+    def _fence_writes(self) -> None:
+        """Under a host (a body token), every row carries the lease's epoch and
+        every append and effect first asserts the lease (fence.guard)."""
+        if not self.body_token:
+            return
+        from hale_runtime.node.fence import guard
+        from hale_runtime.node.lease import OWNER_ENV, lease_ref
+
+        owner = os.environ.get(OWNER_ENV) or None
+        self.record.epoch = (lease_ref(owner), self.body_token)
+        self.record.guard = guard(self.root, self.holder, self.body_token, owner,
+                                  self.settings.margin_s)  # fmt: skip
 
     def resumed(self, fold: str) -> tuple[int, Any] | None:
         """(seq, snapshot) of `fold` in the checkpoint this start resumed from."""
@@ -135,6 +149,8 @@ class Organization:
         except Fenced as fenced:
             _say(f"not acting: {fenced}")
             return False
+        if self.record.guard is not None:
+            self.record.guard()
         act()
         locked_sync(self.record)
         if self.memory.release(key, self.holder, grant.token):
@@ -146,7 +162,8 @@ class Organization:
         from hale_runtime.node.relay import ANSWERS
 
         answering = [f"{stem}.{ending}" for ending in ANSWERS]
-        return self.record.rows(kind=answering, key_prefix=row_key)
+        rows = self.record.rows(kind=answering, key_prefix=row_key)
+        return [r for r in rows if not self.record.stale(r)]
 
     def _ping(self, message: Message) -> None:
         key = str(message.body.get("key", ""))
@@ -169,6 +186,8 @@ class Organization:
 
     def round(self, messages: list[Message]) -> None:
         """Hand on what was heard, tick, and quarantine what could not be applied."""
+        if self.record.guard is not None:
+            self.record.guard()  # a body woken past its lease goes no further
         for message in messages:
             self.hear(message)
         for tick in self.tickers:

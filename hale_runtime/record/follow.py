@@ -34,10 +34,13 @@ class Follower:
 
     `since` is a seq whose rows are all stamped (a checkpoint's): reading goes on
     after it. Rows that do not fit their kind (poison) are left out, as every
-    read leaves them out; places are the rows' own seqs, so they count too."""
+    read leaves them out; places are the rows' own seqs, so they count too.
+    Rows the epoch rule voids (record/epochs.py) are passed over too, unless
+    the reader asks for them (`stale=True`: the engine, which quarantines them)."""
 
-    def __init__(self, record: Record, since: int = 0) -> None:
+    def __init__(self, record: Record, since: int = 0, stale: bool = False) -> None:
         self.record = record
+        self.void = not stale  # pass over the rows the epoch rule voids
         self.seq = since  # the seq of the last row passed, in the chain as it stood then
         self.stamped = since  # the stamped prefix at that read (it never moves)
         self.tail: list[str] = []  # ids of the rows passed after `stamped`, in chain order
@@ -49,9 +52,13 @@ class Follower:
         rows = self.record.scan(self.stamped)  # one refresh: one view of the chain
         head = list(itertools.islice(rows, len(self.tail)))
         if not self.unread and [r.id for r in head] == self.tail:
-            yield from self._onward(rows, stamped)
+            new = self._onward(rows, stamped)
         else:
-            yield from self._after_rebase(head, rows)
+            new = self._after_rebase(head, rows)
+        if self.void:
+            stale = self.record.stale
+            new = (row for row in new if not stale(row))
+        yield from new
         self._compact()
 
     def _onward(self, rows: Iterator[Row], stamped: int) -> Iterator[Row]:

@@ -373,6 +373,7 @@ BODY_CLAIMED = kind(
      "owner": maybe(ID)},
 )  # fmt: skip
 BODY_RELEASED = kind("body.released", ID, {}, {"holder": ID, "token": INT})
+BODY_EPOCH = kind("body.epoch", ID, {"n": COUNT}, {"holder": ID})  # record/epochs.py
 BODY_PROVISIONED = kind(
     "body.provisioned",
     ID,

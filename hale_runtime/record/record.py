@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -46,6 +46,7 @@ from hale_runtime.record import kinds as row_kinds
 from hale_runtime.record import loose, receipts, signing, store
 from hale_runtime.record.authority import Authority, written
 from hale_runtime.record.chain import Chain
+from hale_runtime.record.epochs import Epochs, stamp
 from hale_runtime.record.errors import RecordError, RowRefused
 from hale_runtime.record.identity import Clock, clone_id, default_who, wall_clock
 from hale_runtime.record.index import key_ranges, prefix_range
@@ -90,6 +91,9 @@ class Record(Chain):
         self._config = loose.common_dir(repo) / "config"
         self._holding: float | None = None  # when the hold (or its last publish) began
         self._remote_seen: tuple[tuple[int, int] | None, str | None] | None = None
+        self.epoch: tuple[str, int] | None = None  # (lease ref, token) appends carry (epochs.py)
+        self.guard: Callable[[], None] | None = None  # called before each append (the lease)
+        self._epochs: Epochs | None = None
 
     @classmethod
     def open(
@@ -190,6 +194,12 @@ class Record(Chain):
         """How many rows, from the start of the chain, the remote holds (all with no remote)."""
         held = self._stamped_commits()
         return self._end(held - 1) if held else 0
+
+    def stale(self, row: Row) -> str:
+        """Why `row` is void under the epoch rule ("" when it counts: epochs.py)."""
+        if self._epochs is None:
+            self._epochs = Epochs(self)
+        return self._epochs.stale(row)
 
     def poison_of(self, row: Row) -> str:
         """Why `row` does not fit its kind ("" when it does, or is not in the chain)."""
@@ -361,12 +371,16 @@ class Record(Chain):
     def _append_many(
         self, items: Iterable[tuple[str, str, dict[str, Any]]], checked: bool
     ) -> list[Row]:
+        if self.guard is not None:
+            self.guard()
         at = self.clock()
         why = row_kinds.check_writer(self.who, at, self.clone) if checked else ""
         if why:
             raise RowRefused(f"this record's writer is refused: {why}")
+        epoch = self.epoch
         made = [
-            new_row(kind, key, body, self.who, at, self.clone, checked) for kind, key, body in items
+            new_row(kind, key, stamp(body, epoch), self.who, at, self.clone, checked)
+            for kind, key, body in items
         ]
         return self._write(made, at)
 
@@ -376,7 +390,10 @@ class Record(Chain):
         covers. What a writer hands to a store the record adopted (the ledger),
         so the rows keep their writer's proof when they are carried here."""
         at = self.clock()
-        made = [new_row(kind, key, body, self.who, at, self.clone) for kind, key, body in items]
+        made = [
+            new_row(kind, key, stamp(body, self.epoch), self.who, at, self.clone)
+            for kind, key, body in items
+        ]
         lines = {row.id: line for row, line in made}
         store.refuse_past_max(lines.values())
         self.refresh()

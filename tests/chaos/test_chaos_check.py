@@ -52,7 +52,7 @@ def test_each_way_of_doing_something_twice_or_never_is_a_violation():
     )
     said = "\n".join(check(rows, set(), set(), ["b"]).violations)
     for expected in ("ask i-1 answered 2", "ask i-3 answered 0", "the Leader asked 2 times",
-                     "task id t1 admitted 2", "ask i-1 admitted as 2 tasks",
+                     "task id t1 admitted 2", "an intent admitted as more than one execution: i-1",
                      "attempt t1/wf1/s0/e/a0 has 2 outcome", "execution t1 settled 2",
                      "execution t2 settled 0", "node b left crash-looping"):  # fmt: skip
         assert expected in said
@@ -69,3 +69,24 @@ def test_bad_rows_are_quarantined_once_and_good_rows_never():
         "row r0, not one the run made bad, was quarantined"
         in check(rows, {"r10", "r11"}, {"r10", "r11"}, []).violations
     )
+
+
+def test_a_row_under_a_superseded_epoch_is_void_and_must_be_quarantined():
+    a, b = ({"epoch": {"of": "refs/dna/body", "n": n}} for n in (1, 2))
+    rows = history(
+        ("body.epoch", "refs/dna/body", {"n": 1}),
+        *[(kind, key, {**body, **a}) for kind, key, body in CLEAN[:5]],
+        ("body.epoch", "refs/dna/body", {"n": 2}),
+        ("workflow.admitted", "t2", {"ask": "i-1", "plan": {}, **a}),  # A, woken late
+        ("attempt.outcome", "t1/wf1/s0/e/a0", a),  # A's answer, after B took over
+        *[(kind, key, {**body, **b}) for kind, key, body in CLEAN[5:]],
+    )
+    h = check(rows, set(), set(), [])
+    assert h.stale == 2
+    assert sorted(h.violations) == [
+        "a row under a superseded epoch applied: attempt.outcome t1/wf1/s0/e/a0",
+        "a row under a superseded epoch applied: workflow.admitted t2",
+    ]
+    answered = [("row.quarantined", f"r{n}", {"kind": "k", "why": "stale: superseded", **b})
+                for n in (7, 8)]  # fmt: skip
+    assert check(history(*[r[:3] for r in rows], *answered), set(), set(), []).violations == []
