@@ -106,6 +106,7 @@ def test_the_debugger_opens_over_foreign_commits(tmp_path: Path, monkeypatch) ->
             screens.append(str(app.screen))
 
     monkeypatch.setattr(DebugApp, "run", lambda app: asyncio.run(first_screen(app)))
+    monkeypatch.setattr("hale_runtime.cli.debug.terminal_missing", lambda: "")  # drawn headless
     monkeypatch.chdir(src)
     result = CliRunner().invoke(hale_cli, ["dna", "debug"])
     assert result.exit_code == 0 and result.exception is None, result.output
