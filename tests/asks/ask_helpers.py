@@ -105,13 +105,14 @@ class Project:
         m.migrate()
         return m
 
-    def record(self, who: str = "org@box:c0ffee00") -> Record:
-        return Record.open(self.root, clock=self.clock, who=who)
+    def record(self, who: str = "org@box:c0ffee00", sign: Any = True) -> Record:
+        return Record.open(self.root, clock=self.clock, who=who, sign=sign)
 
     def node(self, holder: str = "org@box:c0ffee00", provider: Any = None, leader: bool = True,
              budget: BudgetPolicy | None = None, owner: str | None = None,
-             executor: Any = None, brief: Brief | None = None) -> Node:  # fmt: skip
-        record, memory = self.record(holder), self.memory()
+             executor: Any = None, brief: Brief | None = None,
+             sign: Any = True) -> Node:  # fmt: skip
+        record, memory = self.record(holder, sign), self.memory()
         plugins = [LegPlugin()] + ([ProviderPlugin(provider)] if provider else [])
         performers = Performers(plugin_manager(*plugins, entry_points=False))
         engine = Engine(record, memory, performers, budget=budget, clock=self.clock)

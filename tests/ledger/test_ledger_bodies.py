@@ -60,20 +60,21 @@ def bodies(tmp_path: Path):
     for position, owner in (("leader", "alpha"), ("ops", "beta")):
         body = {"position": position, "holder": f"{owner}-body", "owner": owner}
         project.record().append("position.filled", position, body)
-    for owner in ("alpha", "beta"):
-        node = project.node(f"{owner}@box:c1", leader=False, owner=owner)
-        for i in range(PER_OWNER):
-            to = {} if owner == "alpha" else {"to": "position:ops"}
-            assert node.offer(f"{owner}-{i}", objective=f"judge {owner} {i}", judgment=True, **to)
-        nodes[owner] = node
     keys = {o: SigningKey(Ed25519PrivateKey.generate(), Path(o)) for o in OWNERS}
     first = Record.open(project.root, who="alpha@box:c0ffee00", sign=keys["alpha"])
     for n, owner in enumerate(OWNERS):
         key = keys[owner]
-        record = Record.open(project.root, who=f"{owner}@box:c0ffee0{n}", sign=key)
+        # alpha's key is the genesis (the Board while unheld), and it binds the others:
+        # every body writes a node's rows, which need a key the record binds
         body = {"identity": owner, "public": encode_public(key.public),
-                "bound": "genesis" if n == 0 else "self"}  # fmt: skip
-        (first if n == 0 else record).append(KEY_REGISTERED, key_of(key.fingerprint), body)
+                "bound": "genesis" if n == 0 else "endorsed"}  # fmt: skip
+        first.append(KEY_REGISTERED, key_of(key.fingerprint), body)
+    for owner in ("alpha", "beta"):
+        node = project.node(f"{owner}@box:c1", leader=False, owner=owner, sign=keys[owner])
+        for i in range(PER_OWNER):
+            to = {} if owner == "alpha" else {"to": "position:ops"}
+            assert node.offer(f"{owner}-{i}", objective=f"judge {owner} {i}", judgment=True, **to)
+        nodes[owner] = node
     running = {o: Body(project.root, o, dsn, keys[o]) for o in OWNERS}
     yield project, running, nodes, dsn
     for body in running.values():
@@ -116,7 +117,7 @@ def test_legs_through_an_adoption_and_an_abandonment_lose_nothing(bodies, monkey
         thread.start()
     try:
         wait_for(lambda: len(submitted) >= PER_OWNER // 3, 120, "legs at work before the adoption")
-        asked = Record.open(project.root).append("ledger.adopt.requested", "ledger/x1", {"by": "a"})
+        asked = alpha.record.append("ledger.adopt.requested", "ledger/x1", {"by": "a"})
         assert gamma.keeper.answer([asked], lambda: None) == "adopted"  # gamma carries it out
         gamma.server.use_ledger(gamma.keeper.fence)
         for body in (alpha, beta):  # each running body, at its next step 4
@@ -132,9 +133,8 @@ def test_legs_through_an_adoption_and_an_abandonment_lose_nothing(bodies, monkey
             return len(submitted) >= PER_OWNER
 
         wait_for(carried_some, 120, "legs at work through the ledger")
-        asked = Record.open(project.root).append(
-            "ledger.abandon.requested", "ledger/x2", {"by": "a"}
-        )
+        # the Board asks (alpha's key is the genesis)
+        asked = alpha.record.append("ledger.abandon.requested", "ledger/x2", {"by": "a"})
         gamma.server.use_ledger(None)
         assert gamma.keeper.answer([asked], lambda: None) == "abandoned"
         for body in (alpha, beta):

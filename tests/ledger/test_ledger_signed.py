@@ -120,6 +120,9 @@ def test_batches_interleaved_by_concurrent_heads_are_carried_whole(
     (a signature at 891 covering 893-894, another at 892). A carry cut in seq order
     left a signature without its rows, and they failed to verify."""
     alice, bob = two_hosts
+    register(
+        alice, BOB_KEY, "bob", "endorsed"
+    )  # bob's head writes a node's rows: the Board binds him
     epoch = store.take("body", ALICE, 30).token
     ours = alice.sealed([(CLAIM_RELEASED, "lease/a1", {}), (CLAIM_RELEASED, "lease/a2", {})])
     theirs = bob.sealed([(CLAIM_RELEASED, "lease/b1", {}), (CLAIM_RELEASED, "lease/b2", {})])
