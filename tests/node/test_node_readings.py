@@ -74,7 +74,13 @@ def test_an_event_is_a_reading_the_instance_restarted_and_a_second_a_concern(
     assert [(r["body"]["ask"], r["body"]["definition"]) for r in admitted] == [
         (ask, "concern-escalate@1")
     ]
-    wait_for(lambda: rows(a, admitted[0]["key"], "--kind", "workflow.settled"), 30, "settled")
+    # the escalation raises a case on the Board's queue (readings/escalate.py) and waits
+    # there for a person: its attempt is a case naming the concern
+    case = wait_for(lambda: rows(a, "--kind", "board.case"), 60, "the Board's case")
+    assert (
+        case[0]["key"].startswith(admitted[0]["key"])
+        and "concern at" in case[0]["body"]["objective"]
+    )
 
     # a reflex outside, from another clone: the node restarts its instance again
     sensed = hale(b, "dna", "sense", web, "latency-high", "--detail", "p99 4s")
