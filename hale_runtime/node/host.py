@@ -196,8 +196,11 @@ class Host:
         is void wherever it is folded (record/epochs.py)."""
         self.record.epoch = (self.lease.ref, self.token)
         body = {"n": self.token, "holder": self.holder}
-        self.record.append(kinds.BODY_EPOCH, self.lease.ref, body)
         try:
+            # first the chain as the remote has it: a fresh clone learns the genesis its
+            # signatures are bound to before it signs anything
+            locked_sync(self.record)
+            self.record.append(kinds.BODY_EPOCH, self.lease.ref, body)
             locked_sync(self.record)
         except RecordError as error:
             raise NodeStop(
