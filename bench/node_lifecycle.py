@@ -23,24 +23,10 @@ import tempfile
 import time
 from pathlib import Path
 
-# node_helpers takes wait_for from tests/waiting.py, a folder up
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "node"))
-from node_helpers import TINY_GENOME, sh  # noqa: E402
+from node_idle import project  # the same tiny project (bench/ is this script's folder)
 
 HALE = str(Path(sys.executable).parent / "hale")
 GOALS = {"start": 0.5, "stop": 0.3}
-
-
-def project(folder: Path) -> Path:
-    src = folder / "project"
-    sh(folder, "git", "init", "-q", "--initial-branch=main", str(src))
-    for rel, text in TINY_GENOME.items():
-        (src / rel).parent.mkdir(parents=True, exist_ok=True)
-        (src / rel).write_text(text)
-    sh(src, "git", "add", "dna")
-    sh(src, "git", "-c", "user.name=b", "-c", "user.email=b@b", "commit", "-qm", "genome")
-    return src
 
 
 def once(src: Path, log_path: Path, env: dict[str, str]) -> tuple[float, float]:
@@ -71,7 +57,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=10)
     runs = parser.parse_args().runs
     with tempfile.TemporaryDirectory() as tmp:
-        src = project(Path(tmp))
+        src = project(Path(tmp), remote=False, new=False)
         env = {**os.environ, "HALE_CACHE_DIR": str(Path(tmp) / "cache")}
         once(src, Path(tmp) / "warm.log", env)  # build caches, as a restart finds them
         figures = [once(src, Path(tmp) / f"{i}.log", env) for i in range(runs)]
