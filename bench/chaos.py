@@ -128,6 +128,7 @@ class Figures:
     cli_asks: int = 0
     legs_settled: int = 0
     bad_pushed: int = 0
+    forged_pushed: int = 0  # the stranger's well-formed rows (forged_line)
     head_refused: int = 0
     lease_stops: int = 0  # a node that could not prove its lease in time stopped, as it must
     pauses: int = 0
@@ -273,6 +274,25 @@ def bad_line(rng: random.Random, n: int) -> str:
     ])  # fmt: skip
 
 
+def forged_line(rng: random.Random, n: int) -> tuple[str, str]:
+    """A stranger's row that fits its kind but is hers to write by no rule: an
+    acting row of every writer class, unsigned (her key is bound to nothing).
+    With the nonce any effect of it would carry (a schedule's asks, a note, a
+    reason): applied, it would show in a row that is not poison."""
+    nonce = f"forged{n}x{rng.getrandbits(32):08x}"
+    every = {"id": nonce, "every_ms": 5000, "definition": "ask-edit", "convener": "leader"}
+    return rng.choice([
+        line("schedule.declared", nonce, every),
+        line("practice.ratified", f"practice/{nonce}", {"receipt": "0" * 64, "by": nonce}),
+        line("model.called", f"spend/{nonce}", {"micros": 25_000_000, "call": nonce}),
+        line("attempt.outcome", "t1/wf1/s0/j/a0", {"outcome": "failed", "detail": nonce}),
+        line("restart.requested", f"restart/{nonce}", {}),
+        line("node.stopped", "node/a@chaos", {"code": 0, "reason": nonce}),
+        line("row.quarantined", "0" * 64, {"kind": "intent.requested", "why": nonce}),
+        line("position.filled", "leader", {"holder": nonce, "owner": "a"}),
+    ]), nonce  # fmt: skip
+
+
 class Hostile:
     """A clone pushing raw lines on the remote's tip, as any git user can."""
 
@@ -280,6 +300,7 @@ class Hostile:
         self.root = clone(forge, tmp / "mallory")
         self.repo = Record.open(self.root).repo
         self.ids: set[str] = set()
+        self.nonces: set[str] = set()  # of the forged rows that landed (forged_line)
 
     def push(self, text: str) -> bool:
         tracking = "refs/dna/remotes/origin/record"
@@ -466,6 +487,12 @@ class Chaos:
             if self.rng.random() < 0.12:
                 bad += 1
                 self.figures.bad_pushed += self.hostile.push(bad_line(self.rng, bad))
+            if self.rng.random() < 0.12:  # the stranger: well-formed rows she may not write
+                bad += 1
+                forged, nonce = forged_line(self.rng, bad)
+                if self.hostile.push(forged):
+                    self.figures.forged_pushed += 1
+                    self.hostile.nonces.add(nonce)
             if self.rng.random() < 0.08:
                 said = malformed_at_head(self.rng.choice(self.bodies), self.figures)
                 self.findings += [said] if said else []
@@ -541,7 +568,7 @@ def final(chaos: Chaos, looping: list[str]) -> History:
     record.sync()
     rows = list(record.scan(0, poison=True))
     poison = {r.id for r, _ in record.poison_rows()}
-    return check(rows, poison, chaos.hostile.ids, looping)
+    return check(rows, poison, chaos.hostile.ids, looping, chaos.hostile.nonces)
 
 
 def run(kills: int, seed: int, tmp: Path, pace_s: float = 1.5, ask_chance: float = 0.5,
@@ -593,6 +620,9 @@ def report(history: History, figures: Figures, seed: int) -> list[str]:
         f"  bad rows: {figures.bad_pushed} pushed, {history.bad_rows} landed, "
         f"{history.quarantined} row.quarantined; malformed outcomes the heads refused: "
         f"{figures.head_refused}",
+        f"  a stranger's forged rows: {figures.forged_pushed} pushed (schedules, practices, "
+        f"spend, outcomes, restarts, node states, verdicts, positions); applied: none unless "
+        f"a violation below says so",
         f"  violations: {len(history.violations)}",
     ]
     return lines + [f"    {v}" for v in history.violations[:50]]

@@ -27,6 +27,7 @@ so the driver knows when the organism has drained.
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -48,6 +49,7 @@ class History:
     quarantined: int = 0
     bad_rows: int = 0
     stale: int = 0
+    forged: int = 0  # a stranger's well-formed rows that landed
     violations: list[str] = field(default_factory=list)
 
 
@@ -70,9 +72,16 @@ def pending(rows: list[Any], poison: set[str]) -> list[str]:
     return owed
 
 
-def check(rows: list[Any], poison: set[str], bad: set[str], looping: list[str]) -> History:
+def check(
+    rows: list[Any],
+    poison: set[str],
+    bad: set[str],
+    looping: list[str],
+    forged: set[str] = frozenset(),
+) -> History:
     """The history of `rows` (every row, poison included; `poison` their ids);
-    `bad` the ids of the rows the run injected; `looping` the nodes left crash-looping."""
+    `bad` the ids of the rows the run injected; `looping` the nodes left crash-looping;
+    `forged` the nonces a stranger's well-formed rows carried."""
     stale = stale_rows(rows)
     good = [r for r in rows if r.id not in poison and r.id not in stale]
     h = History(rows=len(rows), stale=len(stale))
@@ -80,8 +89,25 @@ def check(rows: list[Any], poison: set[str], bad: set[str], looping: list[str]) 
     _executions(h, good)
     _quarantine(h, rows, poison, bad, stale)
     _epochs(h, rows, poison, stale)
+    _forged(h, good, forged)
     h.violations += [f"node {name} left crash-looping" for name in looping]
     return h
+
+
+def _forged(h: History, good: list[Any], forged: set[str]) -> None:
+    """No row a reader applies carries what a stranger's forged row said: her
+    schedule asked nothing, her outcome settled nothing, her restart was not
+    answered, her holder holds nothing (the verdicts on them aside)."""
+    h.forged = len(forged)
+    if not forged:
+        return
+    for r in good:
+        if r.kind == "row.quarantined":
+            continue
+        text = json.dumps([r.key, r.body])
+        hit = next((nonce for nonce in forged if nonce in text), None)
+        if hit:
+            h.violations.append(f"{r.kind} {r.key[:24]} acted on a stranger's forged row ({hit})")
 
 
 def _asks(h: History, good: list[Any]) -> None:

@@ -90,3 +90,15 @@ def test_a_row_under_a_superseded_epoch_is_void_and_must_be_quarantined():
     answered = [("row.quarantined", f"r{n}", {"kind": "k", "why": "stale: superseded", **b})
                 for n in (7, 8)]  # fmt: skip
     assert check(history(*[r[:3] for r in rows], *answered), set(), set(), []).violations == []
+
+
+def test_a_strangers_forged_row_acted_on_is_a_violation():
+    # her schedule asked (an occurrence's ask names it); her verdict and the
+    # poison row itself do not count as acting on it
+    forged = ("schedule.declared", "forged1xbeef", {"id": "forged1xbeef", "every_ms": 5000})
+    rows = history(*CLEAN, forged, ("row.quarantined", "r10", {"why": "forged1xbeef"}))
+    assert check(rows, {"r10"}, {"r10"}, [], {"forged1xbeef"}).violations == []
+    acted = ("intent.requested", "s:forged1xbeef@1", {"objective": "x"})
+    rows = history(*CLEAN, forged, ("row.quarantined", "r10", {"why": "-"}), acted)
+    said = check(rows, {"r10"}, {"r10"}, [], {"forged1xbeef"}).violations
+    assert any("acted on a stranger's forged row (forged1xbeef)" in v for v in said), said
