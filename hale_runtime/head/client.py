@@ -28,7 +28,8 @@ from urllib.parse import urlsplit
 
 from hale_runtime.errors import HaleRuntimeError
 from hale_runtime.head.identity import HEADER as LEG_HEADER
-from hale_runtime.head.server import head_file, write_private
+from hale_runtime.head.private import write_private
+from hale_runtime.head.server import head_file
 
 LEG_ENV, HEAD_ENV, TOKEN_ENV = "HALE_DNA_LEG", "HALE_DNA_HEAD", "HALE_DNA_HEAD_TOKEN"
 

@@ -20,6 +20,7 @@ import secrets
 import threading
 from pathlib import Path
 
+from hale_runtime.head.private import write_private
 from hale_runtime.record.kinds import ID
 
 KEYS_FILE = "legs.keys"
@@ -58,8 +59,6 @@ class LegKeys:
                 )
             self.names[leg] = self.by_digest_add(credential, leg)
             if self.file is not None:
-                from hale_runtime.head.server import write_private
-
                 write_private(self.file, json.dumps(self.names))
         return credential
 

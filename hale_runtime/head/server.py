@@ -44,6 +44,7 @@ from typing import Any
 
 from hale_runtime.head.core import LEASE_S, METHODS, Decision, Head, HeadRefused
 from hale_runtime.head.identity import HEADER, KEYS_FILE, LegKeys
+from hale_runtime.head.private import write_private
 from hale_runtime.head.reads import READS
 from hale_runtime.record.errors import RowRefused
 
@@ -238,18 +239,6 @@ class HeadServer:
                 done.set_exception(error)
                 continue
             done.set_result(d.result)
-
-
-def write_private(file: Path, text: str) -> None:
-    """Write `text` to `file` readable by its owner alone (0600): written aside,
-    made private, then renamed into place, so it is never seen half written or open."""
-    file.parent.mkdir(parents=True, exist_ok=True)
-    aside = file.with_name(f".{file.name}.{os.getpid()}.tmp")
-    fd = os.open(aside, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w") as out:
-        out.write(text)
-    os.chmod(aside, 0o600)  # whatever the file was, and whatever the umask
-    os.replace(aside, file)
 
 
 def _write_alone(head: Head, d: Decision | BaseException) -> Decision | BaseException:

@@ -10,6 +10,7 @@ from pathlib import Path
 import pygit2
 import pytest
 from ask_helpers import Project
+from waiting import wait_for
 
 from hale_runtime.engine.show import fold_root
 from hale_runtime.head import HeadClient, HeadError, HeadRefused, HeadServer, open_head_for
@@ -169,8 +170,9 @@ def test_what_a_node_landed_reaches_its_head(
     _rows(project, 4)
     end = Record.open(project.root).cursor()  # 4 rows, each after its batch's signature
     host.record.refresh()  # what steps 2 to 4 do, reading the record
-    host._tell_heads()  # step 7
-    assert host.landed == end and client.read_record()["landed"] == end
+    host._tell_heads()  # step 7: queued for the head's worker, not waited for
+    assert host.landed == end
+    wait_for(lambda: client.read_record()["landed"] == end, 60, "the head hearing what landed")
     host._tell_heads()  # nothing new: nothing told, and nothing forgotten
     assert client.read_record()["landed"] == end
     client.close()
