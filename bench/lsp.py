@@ -37,6 +37,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent / "tests"))  # support/, which the client uses
 sys.path.insert(0, str(HERE.parent / "tests" / "lsp"))
 
 from lang_parse import TYPES, UNIT  # noqa: E402

@@ -6,10 +6,13 @@ import contextlib
 from dataclasses import dataclass
 from pathlib import Path
 
+import pygit2
+import pytest
 from click.testing import CliRunner, Result
 
 from hale_runtime.cli import hale
 from hale_runtime.record import keys
+from hale_runtime.record.identity import CLONE_KEY
 
 
 @dataclass
@@ -73,3 +76,25 @@ def endorse_the_organization(board: Person) -> None:
     public = keys.user_key().openssh()  # the session's key (tests/conftest.py)
     result = board.hale("key", "register", "org", public)
     assert result.exit_code == 0, result.output
+
+
+@pytest.fixture
+def alice(tmp_path: Path) -> Person:
+    return Person("alice", tmp_path / "home-alice")
+
+
+@pytest.fixture
+def mallory(tmp_path: Path) -> Person:
+    return Person("mallory", tmp_path / "home-mallory")
+
+
+@pytest.fixture
+def project(tmp_path: Path, alice: Person, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A project alice made (`hale dna new`): her key is the record's genesis."""
+    path = tmp_path / "project"
+    pygit2.init_repository(str(path), initial_head="main").config[CLONE_KEY] = "c0ffee00"
+    result = alice.hale("new", str(path))
+    assert result.exit_code == 0, result.output
+    monkeypatch.chdir(path)
+    endorse_the_organization(alice)
+    return path

@@ -7,7 +7,6 @@ the events that arrive meanwhile, so a test can wait for `stopped`.
 
 from __future__ import annotations
 
-import json
 import queue
 import subprocess
 import sys
@@ -15,6 +14,8 @@ import threading
 import time
 from pathlib import Path
 from typing import Any
+
+from support.framing import read_frames, write_frame
 
 HALE = Path(sys.executable).with_name("hale")
 
@@ -27,32 +28,16 @@ class DapClient:
         self.inbox: queue.Queue[dict] = queue.Queue()
         self.events: list[dict] = []
         self.seq = 0
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self) -> None:
-        out = self.proc.stdout
-        while True:
-            length = None
-            while True:
-                header = out.readline()
-                if not header:
-                    return
-                if header in (b"\r\n", b"\n"):
-                    break
-                name, _, value = header.decode().partition(":")
-                if name.lower() == "content-length":
-                    length = int(value)
-            self.inbox.put(json.loads(out.read(length)))
+        threading.Thread(
+            target=read_frames, args=(self.proc.stdout, self.inbox), daemon=True
+        ).start()
 
     def request(self, command: str, arguments: Any = None, timeout: float = 120) -> dict:
         """The whole response (check `success`); events meanwhile are kept."""
         self.seq += 1
         seq = self.seq
-        body = json.dumps(
-            {"seq": seq, "type": "request", "command": command, "arguments": arguments or {}}
-        ).encode()
-        self.proc.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
-        self.proc.stdin.flush()
+        request = {"seq": seq, "type": "request", "command": command, "arguments": arguments or {}}
+        write_frame(self.proc.stdin, request)
         deadline = time.monotonic() + timeout
         while True:
             m = self.inbox.get(timeout=max(deadline - time.monotonic(), 0.001))

@@ -8,7 +8,6 @@ wait for the diagnostics published after an edit.
 
 from __future__ import annotations
 
-import json
 import queue
 import subprocess
 import sys
@@ -16,6 +15,8 @@ import threading
 import time
 from pathlib import Path
 from typing import Any
+
+from support.framing import read_frames, write_frame
 
 HALE = Path(sys.executable).with_name("hale")
 
@@ -32,27 +33,12 @@ class LspClient:
         self.inbox: queue.Queue[dict] = queue.Queue()
         self.notes: list[dict] = []
         self.next_id = 0
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self) -> None:
-        out = self.proc.stdout
-        while True:
-            length = None
-            while True:
-                header = out.readline()
-                if not header:
-                    return
-                if header in (b"\r\n", b"\n"):
-                    break
-                name, _, value = header.decode().partition(":")
-                if name.lower() == "content-length":
-                    length = int(value)
-            self.inbox.put(json.loads(out.read(length)))
+        threading.Thread(
+            target=read_frames, args=(self.proc.stdout, self.inbox), daemon=True
+        ).start()
 
     def send(self, message: dict) -> None:
-        body = json.dumps({"jsonrpc": "2.0", **message}).encode()
-        self.proc.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
-        self.proc.stdin.flush()
+        write_frame(self.proc.stdin, {"jsonrpc": "2.0", **message})
 
     def notify(self, method: str, params: Any) -> None:
         self.send({"method": method, "params": params})
