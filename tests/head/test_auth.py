@@ -5,28 +5,15 @@ from __future__ import annotations
 import http.client
 import json
 import stat
-from collections.abc import Iterator
 from urllib.parse import urlsplit
 
 import pytest
 from ask_helpers import Project
 
-from hale_runtime.head import HeadClient, HeadError, HeadServer, open_head_for
+from hale_runtime.head import HeadClient, HeadError, HeadServer
 from hale_runtime.head.client import find_head
 from hale_runtime.head.server import head_file
 from hale_runtime.record import Record
-
-
-@pytest.fixture
-def served(project: Project) -> Iterator[HeadServer]:
-    project.memory().close()
-    server = HeadServer(
-        open_head_for(project.root, str(project.memory_path), "org@box:c0ffee00"),
-        root=project.root,
-    )
-    server.start()
-    yield server
-    server.stop()
 
 
 def _call(url: str, headers: dict[str, str], method: str = "POST") -> tuple[int, dict]:

@@ -8,7 +8,6 @@ import http.client
 import json
 import socket
 import stat
-from collections.abc import Iterator
 from urllib.parse import urlsplit
 
 import pytest
@@ -18,17 +17,6 @@ from test_legs import Organization
 from hale_runtime.head import HeadClient, HeadError, HeadServer, Leg, open_head_for
 from hale_runtime.head.identity import KEYS_FILE
 from hale_runtime.head.server import head_file
-
-
-@pytest.fixture
-def served(project: Project) -> Iterator[HeadServer]:
-    project.memory().close()
-    server = HeadServer(
-        open_head_for(project.root, str(project.memory_path), "org@box:c0ffee00"), root=project.root
-    )
-    server.start()
-    yield server
-    server.stop()
 
 
 def _one_attempt(project: Project) -> Organization:

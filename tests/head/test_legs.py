@@ -3,27 +3,16 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from ask_helpers import Project, Scripted
 
 from hale_runtime.engine import BudgetPolicy
-from hale_runtime.head import HeadClient, HeadError, HeadServer, Leg, open_head_for
+from hale_runtime.head import HeadClient, HeadError, HeadServer, Leg
 from hale_runtime.nerves import Dispatcher, open_nerves
 from hale_runtime.node.relay import Relay
-
-
-@pytest.fixture
-def served(project: Project) -> Iterator[HeadServer]:
-    project.memory().close()
-    server = HeadServer(
-        open_head_for(project.root, str(project.memory_path), "org@box:c0ffee00"), root=project.root
-    )
-    server.start()
-    yield server
-    server.stop()
 
 
 class Organization:
