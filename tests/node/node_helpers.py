@@ -39,6 +39,12 @@ def sh(cwd: Path, *argv: str) -> str:
     return done.stdout.strip()
 
 
+def commit(root: Path, message: str) -> str:
+    """Commit every tracked change in `root`; the new commit's id."""
+    sh(root, "git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qam", message)
+    return sh(root, "git", "rev-parse", "HEAD")
+
+
 def hale(cwd: Path, *args: str, env: dict[str, str] | None = None, timeout: float = 60):
     full = {**os.environ, **FAST, **(env or {})}
     argv = [*HALE, *args]

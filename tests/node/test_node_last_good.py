@@ -9,7 +9,7 @@ import os
 import subprocess
 from pathlib import Path
 
-from node_helpers import FAST, HALE, sh
+from node_helpers import FAST, HALE, commit, sh
 
 ENV = {**FAST, "HALE_DNA_LEASE_S": "5", "HALE_DNA_ANSWER_WAIT": "30"}
 BROKEN = "fn own_workflows(catalog: dna::WorkflowCatalog) -> String {\n    return \n"
@@ -19,11 +19,6 @@ def hale(cwd: Path, *args: str) -> subprocess.CompletedProcess:
     env = {**os.environ, **ENV}
     return subprocess.run([*HALE, *args], cwd=cwd, capture_output=True, text=True, env=env,
                           timeout=90)  # fmt: skip
-
-
-def commit(root: Path, message: str) -> str:
-    sh(root, "git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qam", message)
-    return sh(root, "git", "rev-parse", "HEAD")
 
 
 def test_reproduction_7_a_broken_genome_serves_the_last_that_built(tmp_path: Path, nodes):

@@ -6,16 +6,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from node_helpers import hale, sh
+from node_helpers import commit, hale, sh
 
 POLL = {"HALE_DNA_GENOME_POLL": "0.3", "HALE_DNA_LEASE_S": "5"}
 BROKEN = "fn own_workflows(catalog: dna::WorkflowCatalog) -> String {\n    return \n"
-
-
-def commit(root: Path, rel: str, text: str, message: str) -> str:
-    (root / rel).write_text(text)
-    sh(root, "git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qam", message)
-    return sh(root, "git", "rev-parse", "HEAD")
 
 
 def test_a_commit_on_the_local_branch_is_a_pull_built_by_the_same_rule(tmp_path: Path, nodes):
@@ -24,7 +18,8 @@ def test_a_commit_on_the_local_branch_is_a_pull_built_by_the_same_rule(tmp_path:
     good = sh(root, "git", "rev-parse", "HEAD")
     node = nodes(root, env=POLL)
     node.wait_running()
-    broken = commit(root, "dna/org/own_workflows.hl", BROKEN, "a syntax error")
+    (root / "dna/org/own_workflows.hl").write_text(BROKEN)
+    broken = commit(root, "a syntax error")
     assert node.wait(60) == 75, node.log()
     assert f"the genome moved on the local branch main: {good[:7]} -> {broken[:7]}" in node.log()
 
