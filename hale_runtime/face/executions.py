@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from hale_runtime.record import kinds
+from hale_runtime.sqlite_wal import connect_wal
 
 VERSION = "hale-face-executions 2"
 NAME = "face.sqlite3"
@@ -111,8 +112,7 @@ class Executions:
             self._empty()
 
     def _connect(self) -> sqlite3.Connection:
-        db = sqlite3.connect(self.path, timeout=30, check_same_thread=False, isolation_level=None)
-        db.execute("PRAGMA journal_mode=WAL")
+        db = connect_wal(self.path, 30, check_same_thread=False)
         db.execute("PRAGMA synchronous=OFF")  # derived: a loss costs a refill
         db.executescript(SCHEMA)
         return db

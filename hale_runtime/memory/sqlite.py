@@ -25,6 +25,7 @@ from pathlib import Path
 from hale_runtime import durability
 from hale_runtime.memory.store import Exec, SqlMemory
 from hale_runtime.memory.types import MemoryFailed
+from hale_runtime.sqlite_wal import connect_wal
 
 BUSY_TIMEOUT_MS = 30_000
 
@@ -33,9 +34,7 @@ def connect(path: Path) -> sqlite3.Connection:
     """An autocommit connection to `path` in WAL mode, creating the file's folder."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        db = sqlite3.connect(path, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000)
-        db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-        db.execute("PRAGMA journal_mode = WAL")
+        db = connect_wal(path, BUSY_TIMEOUT_MS / 1000)
         db.execute("PRAGMA secure_delete = ON")  # an erased protected body is zeroed, not left
         db.execute(f"PRAGMA synchronous = {'FULL' if durability.durable() else 'NORMAL'}")
     except (sqlite3.Error, OSError, durability.UnknownDurability) as error:

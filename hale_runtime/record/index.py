@@ -49,6 +49,7 @@ from hale_runtime.record import kinds, signing, trust
 from hale_runtime.record.errors import RecordError
 from hale_runtime.record.row import Row, canonical
 from hale_runtime.record.signing import SIGNED
+from hale_runtime.sqlite_wal import connect_wal
 
 # the verdicts the index keeps are those of the table of kinds and of the rules of authority
 TABLE = hashlib.sha256(
@@ -179,9 +180,7 @@ class Index:
             raise IndexFailed(f"{self.path}: {exc}") from exc
 
     def _connect(self) -> sqlite3.Connection:
-        db = sqlite3.connect(self.path, timeout=BUSY_MS / 1000, isolation_level=None,
-                             check_same_thread=False)  # fmt: skip
-        db.execute("PRAGMA journal_mode=WAL")
+        db = connect_wal(self.path, BUSY_MS / 1000, check_same_thread=False)
         db.execute("PRAGMA synchronous=NORMAL")  # derived: a lost tail is rebuilt from git
         db.execute(f"PRAGMA journal_size_limit={WAL_LIMIT}")  # a reset WAL is cut to this
         return db
