@@ -6,8 +6,8 @@ limits (a step budget, a memory ceiling). Then the organization does not go
 on with no catalog: it tries the genome the host remembered as good, then
 the commits before the one that failed (first parents, at most
 genome.SEARCH), and serves the first whose catalog loads, saying so in one
-line. Only when none does is there no catalog (and every ask is refused as a
-row by intake, asks/intake.py).
+line. Only when none does is there no catalog, and every ask is refused as
+a row naming why (node/unadmitted.py).
 """
 
 from __future__ import annotations
@@ -24,10 +24,16 @@ from hale_runtime.node import genome as genomes
 def load_or_last_good(root: Path, folder: Path, say: Callable[[str], None]) -> Any | None:
     """The catalog of the genome at `folder`, else of the last good genome; None
     when no genome tried loads."""
+    return catalog_or_why(root, folder, say)[0]
+
+
+def catalog_or_why(root: Path, folder: Path, say: Callable[[str], None]) -> tuple[Any | None, str]:
+    """(the catalog served, "") as `load_or_last_good` finds it, or (None, the
+    first line of why the genome at `folder` does not load)."""
     from hale_runtime.catalog.load import GenomeError, load_catalog
 
     try:
-        return load_catalog(folder)
+        return load_catalog(folder), ""
     except GenomeError as error:
         first = error.text.strip().splitlines()[0] if error.text.strip() else "?"
     for name, candidate in _candidates(root, folder):
@@ -38,9 +44,9 @@ def load_or_last_good(root: Path, folder: Path, say: Callable[[str], None]) -> A
         say(
             f"the genome's catalog does not load ({first}); serving the last good genome {name[:7]}"
         )
-        return catalog
-    say(f"no catalog: {first}")
-    return None
+        return catalog, ""
+    say(f"no catalog: {first}; every ask is refused until a genome that loads lands")
+    return None, first
 
 
 def _candidates(root: Path, folder: Path) -> Iterator[tuple[str, Path]]:

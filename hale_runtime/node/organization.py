@@ -14,7 +14,8 @@ organism with its `walk`, `ratify` and `hat` steps), the genome gives the
 budget policy, and only then does the engine exist, so no part overwrites
 another's performer. The parts then plug in on that engine (asks/plug.py,
 schedules/plug.py); their ticks run after each poll (`tickers`). Without a
-catalog there is no engine and no part. The folds they keep start from the
+catalog there is no engine and no part: each ask is refused as a row
+naming why no genome loads (unadmitted.py), never left waiting. The folds they keep start from the
 newest checkpoint (checkpoint.py) and are checkpointed again as the record
 grows (the last ticker). The organization itself answers NodePingRequested
 (below). Nerves or memory that fail end the process: an organization that
@@ -115,16 +116,20 @@ class Organization:
 
         The host built the genome before starting us; a catalog that still
         does not load is reported, and the last good genome's is served
-        (node/fallback.py), or none when no genome loads.
+        (node/fallback.py), or none when no genome loads: then each ask
+        is refused with why (node/unadmitted.py).
         """
-        from hale_runtime.node.fallback import load_or_last_good
+        from hale_runtime.node import unadmitted
+        from hale_runtime.node.fallback import catalog_or_why
 
         # a genome whose catalog fails (its limits, say) falls back to the last good one
-        self.catalog = load_or_last_good(self.root, self.genome, _say)
+        self.catalog, why = catalog_or_why(self.root, self.genome, _say)
         self.dispatcher.on("NodePingRequested", self._ping)
         self.checkpoint = self.checkpoints.load(self.record)
         if self.catalog is not None:  # the engine and the loci run on the catalog
             _plug(self)
+        else:  # no genome loads: every ask is refused as a row, never left waiting
+            unadmitted.plug(self, why)
         self.checkpoint = None  # restored: its parts are the folds' now
         self.tickers.append(Checkpointer(self.record, self.checkpoints, self.folds).tick)
 

@@ -8,25 +8,10 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from no_genome_helpers import GREEDY
 
 from hale_runtime.cli import hale
 from hale_runtime.node.fallback import load_or_last_good
-
-GREEDY = """import "vendor/dna" as dna;
-
-fn own_workflows(catalog: dna::WorkflowCatalog) -> String {
-    let outer: List<List<String>> = [];
-    let i = 0;
-    while i < 200000 {
-        let inner: List<String> = [];
-        let j = 0;
-        while j < 50 { inner.push(to_string(i * 100 + j) + "PAD"); j += 1; }
-        outer.push(inner);
-        i += 1;
-    }
-    return "";
-}
-""".replace("PAD", "y" * 200)
 
 
 def test_store_a_genome_over_its_limits_falls_back_to_the_last_good(
