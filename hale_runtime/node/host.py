@@ -404,12 +404,11 @@ class Host:
         good = genome.last_good(self.root)
         if good is None:
             good = genome.built_before(self.root, failed)
-            if good is None:
-                raise NodeStop(
-                    EXIT_REFUSED,
-                    f"{why}, and no genome has built here before, nor any of the "
-                    f"{genome.SEARCH} commits before it",
-                )
+            if good is None:  # served all the same: its organization refuses every ask
+                self.say(f"hale: {why}, and no genome has built here before, nor any of the "
+                         f"{genome.SEARCH} commits before it; every ask is refused until one "
+                         "that builds lands")  # fmt: skip
+                return failed or genome.Genome("", genome.genomes_dir(self.root) / "none")
             genome.remember_good(self.root, good)
         self.say(f"hale: {why}; serving {good[:7]}, the last genome that built")
         return genome.materialize(self.root, good)
