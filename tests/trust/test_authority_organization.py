@@ -1,0 +1,67 @@
+"""Issue 29, shown on a running organization: a stranger's row of every kind a
+bound writer must write (schedules, practices, spend, outcomes, restarts, node
+states, quarantines, redactions, ledger and lease rows), unsigned or signed by
+her own key under any name, is quarantined by the organization with the
+reason it was refused, once, and changes nothing it does: it keeps running,
+writes nothing for those rows but its verdicts, and admits the next ask
+(the forged spend exhausts no budget)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from authority_helpers import Person
+from no_genome_helpers import Running, ask
+from trust_helpers import forge
+
+from hale_runtime.memory import open_memory
+from hale_runtime.record import Record, kinds
+
+ACTING = sorted(k for k, w in kinds.WRITERS.items() if w != kinds.ANYONE)
+
+
+def every_acting_kind(tag: str) -> list[tuple[str, str, dict]]:
+    rows = []
+    for n, kind in enumerate(ACTING):
+        key = "t9" if kinds.KINDS[kind].key is kinds.TASK else f"forged/{tag}{n}"
+        body = kinds.example(kind)
+        if kind == kinds.MODEL_CALLED:
+            body = {**body, "micros": 25_000_000}  # a day's budget, were it applied
+        rows.append((kind, key, body))
+    return rows
+
+
+@pytest.mark.parametrize("signed", [True, False], ids=["her-own-key", "unsigned"])
+@pytest.mark.parametrize("name", ["mallory", "org"])
+def test_a_running_organization_quarantines_a_strangers_rows_and_goes_on(
+    project: Path, mallory: Person, monkeypatch: pytest.MonkeyPatch, signed: bool, name: str
+) -> None:
+    memory = project / ".git" / "hale" / "memory.sqlite3"
+    monkeypatch.setenv("HALE_DNA_MEMORY", str(memory))
+    open_memory(memory).migrate()
+    run = Running(project)
+    run.rounds(2)
+    before = Record.open(project).cursor()
+    if signed:
+        assert mallory.hale("key", "register").exit_code == 0
+    record = Record.open(project).trust.record
+    ids = set(forge(project, every_acting_kind(name), mallory.key() if signed else None,
+                    who=f"{name}@elsewhere:0badc0de", record=record))  # fmt: skip
+    run.rounds(3)  # never raises
+    verdicts = lambda: [  # noqa: E731
+        r for r in Record.open(project).rows(kind=kinds.ROW_QUARANTINED) if r.key in ids
+    ]
+    run.until(lambda: len(verdicts()) >= len(ids))
+    assert Counter(r.key for r in verdicts()) == Counter(ids)  # each once, by the organization
+    assert {r.who for r in verdicts()} == {run.org.record.who}
+    assert all(r.body["why"].startswith("refused: ") for r in verdicts()), verdicts()
+
+    intent = ask(project, "i-000000000001", {"objective": "judge the readme", "judgment": True})
+    run.until(lambda: Record.open(project).rows(kind=kinds.INTENT_OFFERED, key=intent))
+    assert not Record.open(project).rows(kind=kinds.INTENT_REFUSED)
+    ours = [r for r in Record.open(project).scan(before) if r.who == run.org.record.who]
+    forged = {key for _, key, _ in every_acting_kind(name)} - {"t9"}
+    assert not [r for r in ours if r.kind != kinds.ROW_QUARANTINED and r.key in forged]
+    run.org.memory.close()
