@@ -1,6 +1,6 @@
 """Erasure is erasure: after a redaction no file under the clone's `.git`
 holds the body's plaintext: not the objects, not memory or its WAL, not the
-index, not the application's event file it was first read from."""
+index, not the application's event file it was first read from, nor its logs."""
 
 from __future__ import annotations
 
@@ -49,6 +49,10 @@ def test_store_no_file_under_git_keeps_a_redacted_body(
         + json.dumps({"kind": "up", "detail": "all is well"}) + "\n"
     )  # fmt: skip
     size = events.stat().st_size
+    # and it logged it, in its log and the log rotated before it
+    logs = [events.with_suffix(".log"), events.with_suffix(".log.1")]
+    for log in logs:
+        log.write_text(f"GET /pay 500 detail={SECRET}\nGET / 200\n")
     record = Record.open(a)
     digest = protected.put(record.repo, {"detail": SECRET})
     row = record.append("reading.taken", "web", {"kind": "down", "protected": digest})
@@ -68,4 +72,6 @@ def test_store_no_file_under_git_keeps_a_redacted_body(
     # the event file keeps its length (a reader's offset into it holds) and its other lines
     assert events.stat().st_size == size
     assert json.loads(events.read_text().splitlines()[1]) == {"kind": "up", "detail": "all is well"}
+    for log in logs:  # the logs keep their other lines too
+        assert log.read_text().splitlines()[1] == "GET / 200"
     memory.close()
