@@ -1,5 +1,5 @@
 """History is history: a remote rewritten below what a clone has seen is
-refused by sync in one line (the clone keeps its chain and can push it back),
+refused by sync (and the `sync` verb) in one line (the clone keeps its chain and can push it back),
 and memory's projection, finding its cursor off the chain, rebuilds itself."""
 
 from __future__ import annotations
@@ -8,9 +8,11 @@ from pathlib import Path
 
 import pygit2
 import pytest
+from click.testing import CliRunner
 from hostile import line  # noqa: E402
 from robust_helpers import commit_lines, forge_and_clone, git, record_tip
 
+from hale_runtime.cli import hale
 from hale_runtime.memory import SetHolder, open_memory
 from hale_runtime.node.projection import project
 from hale_runtime.record import Record, store
@@ -18,7 +20,9 @@ from hale_runtime.record.chain import tracking_ref
 from hale_runtime.record.errors import RecordError
 
 
-def test_store_sync_refuses_a_remote_rewritten_below_what_it_saw(tmp_path: Path) -> None:
+def test_store_sync_refuses_a_remote_rewritten_below_what_it_saw(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     forge, a = forge_and_clone(tmp_path)
     record = Record.open(a)
     for n in range(3):
@@ -36,6 +40,10 @@ def test_store_sync_refuses_a_remote_rewritten_below_what_it_saw(tmp_path: Path)
     said = str(refused.value)
     assert "\n" not in said and "rewritten below what this clone has seen" in said
     assert "git push --force origin" in said and "commit(s)" in said
+    monkeypatch.chdir(a)  # the verb says the same, in one line, and fails
+    verb = CliRunner().invoke(hale, ["dna", "sync"])
+    assert verb.exit_code == 1 and "Traceback" not in verb.output, verb.output
+    assert verb.output.count("\n") == 1 and "rewritten below what this clone" in verb.output
     again = Record.open(a)
     assert [row.id for row in again.rows()] == kept  # the clone's chain is kept
     assert record_tip(a, tracking_ref("origin")) == seen  # and what it saw stamped
