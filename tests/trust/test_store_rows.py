@@ -14,13 +14,15 @@ from click.testing import CliRunner
 from hostile import append_lines, line  # noqa: E402
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from support.projects import make_project
 
 from hale_runtime.cli import hale
 from hale_runtime.engine import Budget, BudgetPolicy, State
 from hale_runtime.memory import open_memory
 from hale_runtime.node.projection import PROJECTIONS
 from hale_runtime.record import Record, kinds
-from hale_runtime.record.bounds import printed
+from hale_runtime.record.bounds import MAX_LINE, printed
+from hale_runtime.record.errors import RowRefused
 from hale_runtime.record.index import Index
 from hale_runtime.record.row import read_line
 from hale_runtime.schedules.state import Fold
@@ -135,3 +137,33 @@ def test_store_history_escapes_what_would_forge_a_line(
     out = result.output.rstrip("\n")
     assert "\n" not in out and one_printable_line(out)
     assert out.startswith("note.made ")
+
+
+OVERSIZE = [
+    line("note.made", "big", {"text": "x" * (MAX_LINE + 1)}),  # past what a row may be
+    line("note.made", "nul", {"text": "a\u0000b"}).replace("\\u0000", "\u0000"),
+    '{"a":' * 100_000 + "1" + "}" * 100_000,  # nested past any parser's depth
+]
+
+
+@pytest.mark.parametrize("text", OVERSIZE, ids=["too-long", "nul", "too-deep"])
+def test_store_a_row_past_its_bounds_is_unreadable_and_stops_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str
+) -> None:
+    """Sizes are bounded: a line past MAX_LINE (or holding a NUL, or nested past
+    any parser's depth) is read as `row.unreadable`, quarantined like any poison,
+    and every verb reading the record goes on; the writer's door refuses one."""
+    root = tmp_path / "p"
+    make_project(root)
+    append_lines(root, [text])
+    append_lines(root, [line("note.made", "after", {"n": 1})])
+    record = Record.open(root, sign=False)
+    first = record.rows(poison=True)[0]
+    assert first.kind == kinds.ROW_UNREADABLE and record.poison_of(first)
+    assert [r.key for r in record.rows()] == ["after"]
+    monkeypatch.chdir(root)
+    result = CliRunner().invoke(hale, ["dna", "history", "--offline"], catch_exceptions=False)
+    assert result.exit_code == 0, result.output[:500]
+    assert len(result.output) < 10_000  # the unreadable row is named, not printed whole
+    with pytest.raises(RowRefused, match="at most"):
+        record.append("note.made", "big", {"text": "x" * (MAX_LINE + 1)})
