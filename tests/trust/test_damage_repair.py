@@ -18,7 +18,7 @@ from robust_helpers import forge_and_clone, git
 from hale_runtime.cli import hale
 from hale_runtime.record import Record
 
-VERBS = [["history"], ["status"], ["show", "processes"]]
+VERBS = [["history"], ["status"], ["show", "processes"], ["sync"]]
 DAMAGE = ["missing tree", "missing blob", "missing commit", "corrupt object", "empty object",
           "broken ref", "truncated index"]  # fmt: skip
 
