@@ -7,6 +7,7 @@ never relayed."""
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 from authority_helpers import Person
@@ -15,7 +16,7 @@ from trust_helpers import forge
 from hale_runtime.node.quarantine import Quarantine
 from hale_runtime.node.relay import Relay
 from hale_runtime.record import Record
-from hale_runtime.record.kinds import INTENT_REQUESTED, ROW_QUARANTINED
+from hale_runtime.record.kinds import INTENT_REQUESTED, RESTART_REQUESTED, ROW_QUARANTINED
 
 
 def pending(project: Path) -> set[str]:
@@ -52,3 +53,37 @@ def test_a_request_poison_by_its_content_is_never_relayed(project: Path) -> None
     quarantine = Quarantine(Record.open(project), None, "org@box:c0ffee00")
     assert quarantine.write() == 1
     assert quarantine.holds(bad)
+
+
+def test_every_reader_reaches_the_same_verdict_from_the_rows(
+    project: Path, mallory: Person, tmp_path: Path
+) -> None:
+    """Quarantine is local judgment, reached from the rows alone: this clone
+    reading through its index, the same clone with its index gone, and a second
+    clone that fetched the record find the same rows poison, for the same reasons."""
+    assert mallory.hale("key", "register").exit_code == 0
+    record = Record.open(project)
+    good = record.append(INTENT_REQUESTED, "ask-1", {"objective": "tidy the docs"})
+    for n in range(70):  # enough commits that the index is kept on disk
+        record.append("note.made", f"n{n}", {"n": n})
+    verdict = {"kind": INTENT_REQUESTED, "why": "mallory says so"}
+    rows = [(ROW_QUARANTINED, good.id, verdict), (RESTART_REQUESTED, "restart/x", {}),
+            (INTENT_REQUESTED, "ask-2", {"objective": 7})]  # fmt: skip
+    forge(project, rows, mallory.key(), record=record.trust.record)
+    forge(project, rows[1:2], None, who="org@elsewhere:0badc0de")
+
+    def verdicts(root: Path) -> dict[str, str]:
+        read = Record.open(root)
+        return {row.id: read.poison_of(row) for row in read.rows(poison=True)}
+
+    here = verdicts(project)
+    assert (project / ".git" / "hale" / "record.index").exists()
+    assert sum(1 for why in here.values() if why) == 4 and here[good.id] == ""
+    for index in (project / ".git" / "hale").glob("record.index*"):
+        index.unlink()
+    assert verdicts(project) == here
+    other = tmp_path / "other"
+    subprocess.run(["git", "clone", "-q", str(project), str(other)], check=True)
+    subprocess.run(["git", "-C", str(other), "fetch", "-q", "origin", "refs/dna/*:refs/dna/*"],
+                   check=True)  # fmt: skip
+    assert verdicts(other) == here
