@@ -15,6 +15,7 @@ from robust_helpers import commit_lines, forge_and_clone, git, record_tip
 from hale_runtime.cli import hale
 from hale_runtime.memory import SetHolder, open_memory
 from hale_runtime.node.projection import project
+from hale_runtime.node.syncing import sync as node_sync
 from hale_runtime.record import Record, store
 from hale_runtime.record.chain import tracking_ref
 from hale_runtime.record.errors import RecordError
@@ -40,6 +41,8 @@ def test_store_sync_refuses_a_remote_rewritten_below_what_it_saw(
     said = str(refused.value)
     assert "\n" not in said and "rewritten below what this clone has seen" in said
     assert "git push --force origin" in said and "commit(s)" in said
+    with pytest.raises(RecordError, match="rewritten below what this clone has seen"):
+        node_sync(Record.open(a))  # the node's sync (its step 3, the organization's) refuses too
     monkeypatch.chdir(a)  # the verb says the same, in one line, and fails
     verb = CliRunner().invoke(hale, ["dna", "sync"])
     assert verb.exit_code == 1 and "Traceback" not in verb.output, verb.output
