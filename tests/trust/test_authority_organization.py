@@ -22,6 +22,7 @@ from trust_helpers import forge
 
 from hale_runtime.memory import open_memory
 from hale_runtime.record import Record, kinds
+from hale_runtime.record.practices import ratified_practices
 
 ACTING = sorted(k for k, w in kinds.WRITERS.items() if w != kinds.ANYONE)
 
@@ -65,6 +66,7 @@ def test_a_running_organization_quarantines_a_strangers_rows_and_goes_on(
     run = Running(project)
     run.rounds(2)
     before = Record.open(project).cursor()
+    practices = ratified_practices(Record.open(project))  # what the Leader's brief holds
     if signed:
         assert mallory.hale("key", "register").exit_code == 0
     record = Record.open(project).trust.record
@@ -82,6 +84,7 @@ def test_a_running_organization_quarantines_a_strangers_rows_and_goes_on(
     intent = ask(project, "i-000000000001", {"objective": "judge the readme", "judgment": True})
     run.until(lambda: Record.open(project).rows(kind=kinds.INTENT_OFFERED, key=intent))
     assert not Record.open(project).rows(kind=kinds.INTENT_REFUSED)
+    assert ratified_practices(Record.open(project)) == practices
     ours = [r for r in Record.open(project).scan(before) if r.who == run.org.record.who]
     forged = {key for _, key, _ in every_acting_kind(name)} - {"t9"}
     assert not [r for r in ours if r.kind != kinds.ROW_QUARANTINED and r.key in forged]
