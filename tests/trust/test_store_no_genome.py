@@ -135,3 +135,20 @@ def test_store_no_genome_refuses_every_ask_once_whatever_it_says(
         assert refused[0].body["reason"].startswith("refused: no genome loads: ")
     no_genome.rounds(1)
     assert all(len(record.rows(kind=k.INTENT_REFUSED, key=i)) <= 1 for i in written if i)
+
+
+def test_store_no_genome_refuses_only_its_own_asks_over_a_shared_record(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Over a shared record an organization with no genome refuses the asks it
+    owns, by the intake's rule, and leaves another organization's to it."""
+    root = fresh(tmp_path, monkeypatch)
+    (root / ENTRY).unlink()
+    monkeypatch.setenv("HALE_DNA_OWNER", "acme")
+    run = Running(root)
+    ours = ask(root, "i-000000000001", {"objective": "tidy", "owner": "acme"})
+    theirs = ask(root, "i-000000000002", {"objective": "tidy", "owner": "globex"})
+    run.rounds(2)
+    assert len(refusals(root, ours)) == 1
+    assert refusals(root, theirs) == []
+    run.org.memory.close()
