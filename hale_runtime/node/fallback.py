@@ -32,10 +32,13 @@ def catalog_or_why(root: Path, folder: Path, say: Callable[[str], None]) -> tupl
     first line of why the genome at `folder` does not load)."""
     from hale_runtime.catalog.load import GenomeError, load_catalog
 
-    try:
-        return load_catalog(folder), ""
-    except GenomeError as error:
-        first = error.text.strip().splitlines()[0] if error.text.strip() else "?"
+    if not folder.is_dir():  # the host had none to give (a forge unreachable at a first start)
+        first = "no genome was fetched or built here"
+    else:
+        try:
+            return load_catalog(folder), ""
+        except GenomeError as error:
+            first = error.text.strip().splitlines()[0] if error.text.strip() else "?"
     for name, candidate in _candidates(root, folder):
         try:
             catalog = load_catalog(candidate)

@@ -19,6 +19,9 @@ from no_genome_helpers import GREEDY, Running, ask
 from hale_runtime.catalog.genome import layout
 from hale_runtime.cli import hale
 from hale_runtime.memory import open_memory
+from hale_runtime.node.fallback import catalog_or_why
+from hale_runtime.node.genome import genomes_dir
+from hale_runtime.node.unadmitted import WHY_CHARS, reason
 from hale_runtime.record import Record
 from hale_runtime.record import kinds as k
 
@@ -152,3 +155,24 @@ def test_store_no_genome_refuses_only_its_own_asks_over_a_shared_record(
     assert len(refusals(root, ours)) == 1
     assert refusals(root, theirs) == []
     run.org.memory.close()
+
+
+@given(st.text(max_size=800))
+def test_store_the_refusal_quotes_any_diagnostic_as_one_bounded_line(diagnostic: str) -> None:
+    """Whatever the genome's diagnostic says (it is the genome's text), the reason
+    is one printable line of bounded length that fits `intent.refused`."""
+    why = reason(diagnostic)
+    assert why.startswith("refused: no genome loads: ")
+    assert why.isprintable() and len(why) <= len("refused: no genome loads: ") + WHY_CHARS
+    assert not k.check(k.INTENT_REFUSED, "i-000000000001", {"reason": why})
+
+
+def test_store_no_genome_folder_at_all_says_so(tmp_path: Path) -> None:
+    """A first start whose forge gave nothing: the host serves no folder, and the
+    refusal says no genome was fetched or built, not a file of it missing."""
+    root = tmp_path / "p"
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    catalog, why = catalog_or_why(root, genomes_dir(root) / "none", lambda line: None)
+    assert catalog is None and reason(why) == (
+        "refused: no genome loads: no genome was fetched or built here"
+    )
