@@ -117,7 +117,7 @@ ask_bodies = st.fixed_dictionaries(
 
 
 @settings(
-    max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=5, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(bodies=st.lists(ask_bodies, min_size=1, max_size=3))
 def test_store_no_genome_refuses_every_ask_once_whatever_it_says(
