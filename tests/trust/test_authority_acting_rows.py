@@ -75,3 +75,26 @@ def test_a_row_that_cannot_be_signed_is_never_written(project: Path, tmp_path: P
     assert len(result.output.strip().splitlines()) == 1, result.output
     assert "Traceback" not in result.output
     assert Record.open(project).cursor() == before
+
+
+@pytest.mark.parametrize("signed", [True, False], ids=["her-own-key", "unsigned"])
+def test_status_reports_a_live_node_started_whatever_a_stranger_says(
+    project: Path, mallory: Person, signed: bool
+) -> None:
+    """Break 2's last line: a forged `node.stopped` for a live node leaves `hale dna
+    status` saying it started; the node's own `node.stopped` is what stops it there."""
+    from hale_runtime.node.status import node_statuses
+
+    holder = "org@box:c0ffee00"
+    record = Record.open(project)
+    record.append("node.started", f"node/{holder}", {"genome": "0" * 40, "token": 1})
+    assert mallory.hale("key", "register").exit_code == 0
+    forged = {"code": 0, "reason": "stopped, as mallory says"}
+    forge(project, [(NODE_STOPPED, f"node/{holder}", forged)],
+          mallory.key() if signed else None, who=f"{holder}", record=record.trust.record)  # fmt: skip
+    assert node_statuses(Record.open(project))[holder].stopped is None
+    shown = CliRunner().invoke(hale, ["dna", "status", "--offline"])
+    assert shown.exit_code == 0 and "state: started" in shown.output, shown.output
+    assert "as mallory says" not in shown.output
+    Record.open(project).append(NODE_STOPPED, f"node/{holder}", {"code": 0, "reason": "done"})
+    assert node_statuses(Record.open(project))[holder].stopped is not None
