@@ -98,3 +98,25 @@ def test_status_reports_a_live_node_started_whatever_a_stranger_says(
     assert "as mallory says" not in shown.output
     Record.open(project).append(NODE_STOPPED, f"node/{holder}", {"code": 0, "reason": "done"})
     assert node_statuses(Record.open(project))[holder].stopped is not None
+
+
+@pytest.mark.parametrize("signed", [True, False], ids=["her-own-key", "unsigned"])
+def test_a_strangers_restart_never_reaches_the_host(
+    project: Path, alice: Person, mallory: Person, signed: bool
+) -> None:
+    """Break 2: a forged `restart.requested <holder>` is no request the host's relay
+    holds (so no restart "as mallory asked"); the Board's own is."""
+    from hale_runtime.node.relay import Relay
+
+    holder = "org@box:c0ffee00"
+    assert mallory.hale("key", "register").exit_code == 0
+    record = Record.open(project)
+    forge(project, [(RESTART_REQUESTED, holder, {})], mallory.key() if signed else None,
+          who="alice@box:c0ffee00", record=record.trust.record)  # fmt: skip
+    relay = Relay()
+    relay.read(Record.open(project))
+    assert ("restart", holder) not in relay.pending
+    board = Record.open(project, who="alice@box:c0ffee00", sign=alice.key())
+    board.append(RESTART_REQUESTED, holder, {})
+    relay.read(Record.open(project))
+    assert ("restart", holder) in relay.pending
