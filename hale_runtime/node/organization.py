@@ -15,9 +15,9 @@ budget policy, and only then does the engine exist, so no part overwrites
 another's performer. The parts then plug in on that engine (asks/plug.py,
 schedules/plug.py); their ticks run after each poll (`tickers`). Without a
 catalog there is no engine and no part: each ask is refused as a row
-naming why no genome loads (unadmitted.py), never left waiting. The folds they keep start from the
-newest checkpoint (checkpoint.py) and are checkpointed again as the record
-grows (the last ticker). The organization itself answers NodePingRequested
+naming why no genome loads (unadmitted.py), never left waiting. The folds
+the parts keep start from the newest checkpoint (checkpoint.py) and are
+checkpointed again as the record grows (the last ticker). The organization itself answers NodePingRequested
 (below). Nerves or memory that fail end the process: an organization that
 cannot hear or claim stops rather than act. One runs per clone at a time
 (organization_lock.py): claims name the clone, so two would act as one.
