@@ -206,9 +206,10 @@ def _node_lines(node: NodeStatus) -> list[str]:
         gone = f"; no tick for {silent:.0f}s, so likely gone" if silent > SILENT_S else ""
         lines.append(f"state: started {_when(node.started)}{gone}")
     if node.build_failed:
-        lines.append(
-            f"build failed: {node.build_failed.get('genome', '')[:7]} at {_when(node.build_failed['at'])}; kept {label}"
-        )
+        failed = str(node.build_failed.get("genome", ""))
+        # served all the same when nothing built before it: its asks are refused
+        kept = "no genome builds, so asks are refused" if failed == node.genome else f"kept {label}"
+        lines.append(f"build failed: {failed[:7]} at {_when(node.build_failed['at'])}; {kept}")
     holds = node.lease is not None and node.lease.holder == node.holder
     owner = f" (owner {node.owner})" if node.owner else ""
     lines.append(f"lease: {node.lease.describe() if holds else 'not held'}{owner}")

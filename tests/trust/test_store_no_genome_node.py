@@ -36,4 +36,7 @@ def test_store_a_node_with_no_genome_that_builds_runs_and_refuses_asks(tmp_path:
         said = hale(root, "dna", "task", "create", "--judgment", "still admitting work?")
         assert said.returncode == 1, said
         assert "task create: refused: no genome loads: " in said.stdout, said
+        status = hale(root, "dna", "status").stdout
+        assert f"build failed: {broken[:7]} at " in status, status
+        assert "; no genome builds, so asks are refused" in status, status
         assert node.stop() == 0
