@@ -6,8 +6,9 @@ to that key and which positions its identity holds. `key register`,
 `key revoke`, `key rotate` and `key list` write and read the record's
 bindings (`key.registered`, `key.revoked`; record/trust.py has the rules): a
 writer registers its own key (bound by itself: it binds no name, and proves
-only the rows it signs), the Board binds anyone's, and the Board's root key
-hands itself on (`rotate`) as signed rows. Each verb is judged before it writes and says why when it is
+only the rows it signs), the Board binds anyone's (and so does a delegate the
+Board named with `key delegate`, record/delegates.py), and the Board's root
+key hands itself on (`rotate`) as signed rows. Each verb is judged before it writes and says why when it is
 refused (exit 1).
 """
 
@@ -217,6 +218,27 @@ def rotate(public: str) -> None:
     landed(record)
 
 
+@key.command("delegate")
+@click.argument("to")
+@click.option("--revoke", is_flag=True, help="end the delegation")
+def delegate(to: str, revoke: bool) -> None:
+    """As the Board, let TO endorse keys (`key register NAME PUBLIC`) in the Board's stead.
+
+    TO is a position (`position:editor`, whoever holds it) or an identity (`bob`);
+    `--revoke` ends it: its later endorsements bind nothing."""
+    from hale_runtime.record.delegates import key_of
+    from hale_runtime.record.kinds import ENDORSE_DELEGATED, ENDORSE_REVOKED
+
+    record = synced_record()
+    if not record.trust.genesis:
+        fail("a delegation is proven by key: the record has no genesis yet (`hale dna upgrade`)")
+    kind = ENDORSE_REVOKED if revoke else ENDORSE_DELEGATED
+    write_judged(record, kind, key_of(to), {"to": to, "by": record.who}, "key delegate")
+    said = "endorses no keys from now on" if revoke else "endorses keys in the Board's stead"
+    click.echo(f"{key_of(to)}: {to} {said} ({kind})")
+    landed(record)
+
+
 @key.command("list")
 @json_option
 def list_keys(as_json: bool) -> None:
@@ -238,6 +260,8 @@ def list_keys(as_json: bool) -> None:
         how += ", root" if fingerprint == trust.root != trust.genesis else ""
         state = ", revoked" if k.revoked else ""
         click.echo(f"  {fingerprint}  {k.identity} ({how}{state})")
+    if trust.delegates.given:
+        click.echo(f"delegates: {', '.join(sorted(trust.delegates.given))} endorse keys")
 
 
 def synced_record():

@@ -482,6 +482,10 @@ GRANT_GIVEN = kind(
     {"until": maybe(INT), "by": ID},
 )
 GRANT_REVOKED = kind("grant.revoked", ID, {"position": ID}, {"by": ID, "why": TEXT})
+# the Board's delegation of endorsing keys (record/delegates.py); key: endorse/<to>, `to` a
+# position (`position:<p>`, whoever holds it) or an identity
+ENDORSE_DELEGATED = kind("endorse.delegated", ID, {"to": ID}, {"by": ID})
+ENDORSE_REVOKED = kind("endorse.revoked", ID, {"to": ID}, {"by": ID, "why": TEXT})
 ROW_UNREADABLE = "row.unreadable"  # what the record calls a line that is no row (never written)
 
 # ---- who may write each kind (record/trust.py judges it) ---------------------------
@@ -509,7 +513,7 @@ WRITERS: dict[str, str] = {
     **dict.fromkeys((POSITION_FILLED, POSITION_VACATED, SCHEDULE_REQUESTED, SCHEDULE_PAUSED,
                      SCHEDULE_RESUMED, REVIEW_DECIDED, RESTART_REQUESTED, LEDGER_ADOPT_REQUESTED,
                      LEDGER_ABANDON_REQUESTED, KEY_REGISTERED, KEY_REVOKED, ROW_REDACTED,
-                     GRANT_GIVEN, GRANT_REVOKED), BOARD),
+                     GRANT_GIVEN, GRANT_REVOKED, ENDORSE_DELEGATED, ENDORSE_REVOKED), BOARD),
     # a reading only reports: the organization's readers weigh it (readings/concerns.py)
     **dict.fromkeys((INTENT_REQUESTED, CANCEL_REQUESTED, NODE_PING_REQUESTED, READING_TAKEN,
                      ROW_SIGNED), ANYONE),

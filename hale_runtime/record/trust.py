@@ -4,7 +4,9 @@ A fold over the chain, in chain order, so every clone judges a row alike.
 It takes in the keys (`key.registered`, `key.revoked`), the positions'
 holders (`position.filled`, `position.vacated`), the schedules' conveners
 (`schedule.declared`) and the Board's grants with the Reviews' families
-(`grant.given`, `grant.revoked`, `review.opened`: grants.py), and judges
+(`grant.given`, `grant.revoked`, `review.opened`: grants.py), the
+Board's delegates of endorsement (`endorse.delegated`, `endorse.revoked`:
+delegates.py), and judges
 every row whose kind names a writer other than `anyone` (kinds.WRITERS;
 `RULES`: the organization's, a node's and a leg's rows need a key the
 Board endorsed, the Board's rows their own rule), given what its batch's
@@ -27,6 +29,9 @@ with. A key is bound to one identity, and its row says how (`bound`):
 - `endorsed`: registered by the Board's holder or by genesis (the record's
   root of trust until the Board revokes it), or by an endorsed key of the
   same identity.
+- `endorsed` by a delegate: as the Board's, signed by an endorsed key of a
+  position or identity the Board delegated endorsing to (delegates.py),
+  never for the Board's own name.
 - `self`: registered by the very key, under its writer's name. It binds
   no name (any number of keys may say the same one, and none blocks the
   person it names) and gives no authority: it proves only the rows it
@@ -44,10 +49,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from hale_runtime.record import grants, keys
+from hale_runtime.record import delegates, grants, keys
 from hale_runtime.record.kinds import (
     ANYONE,
     BODY_CLAIMED,
+    ENDORSE_DELEGATED,
+    ENDORSE_REVOKED,
     GRANT_GIVEN,
     GRANT_REVOKED,
     KEY_REGISTERED,
@@ -105,6 +112,7 @@ class Trust:
         self.owners: dict[str, str] = {}  # position -> the organization owning it
         self.conveners: dict[str, str] = {}  # schedule id -> `position:<p>`
         self.grants = grants.Grants()  # the Board's grants, the Reviews' families (grants.py)
+        self.delegates = delegates.Delegates()  # who endorses keys in the Board's stead
         # the chain's rows by id, as far as it stands (the Record's): not folded, read by
         # the rules that judge a row against another (a redaction, against its row)
         self.row_of: Callable[[str], Row | None] = _no_row
@@ -153,6 +161,8 @@ class Trust:
             self.conveners[row.key] = body["convener"]
         elif row.kind in grants.KINDS:
             self.grants.take(row)
+        elif row.kind in delegates.KINDS:
+            self.delegates.take(row)
 
     def copy(self) -> Trust:
         copied = Trust.restore(self.snapshot())
@@ -235,6 +245,7 @@ class Trust:
             "owners": dict(self.owners),
             "conveners": dict(self.conveners),
             "grants": self.grants.snapshot(),
+            "delegates": self.delegates.snapshot(),
         }
 
     @classmethod
@@ -247,6 +258,7 @@ class Trust:
         trust.owners = dict(data["owners"])
         trust.conveners = dict(data["conveners"])
         trust.grants = grants.Grants.restore(data.get("grants"))
+        trust.delegates = delegates.Delegates.restore(data.get("delegates"))
         return trust
 
 
@@ -346,8 +358,14 @@ def _key_registered(trust: Trust, row: Row, fp: str) -> str:
         return f"{row.key}: only the Board's root key hands the root on, to a key of its own"
     if trust.is_board(row.who, fp) or trust.is_genesis(row.who, fp):
         return ""  # the Board (or its root key) binds any key, endorsed or not
+    delegate = delegates.delegate_of(trust, row.who, fp) if name != who else ""
+    if delegate and bound == "endorsed":
+        return delegates.endorsed_by_delegate(trust, row, name, old, delegate)
     if name != who:
-        return f"{row.key} registers {name}'s key, signed by neither the Board's holder nor genesis"
+        return (
+            f"{row.key} registers {name}'s key, signed by neither the Board's holder, "
+            "genesis, nor a delegate of the Board"
+        )
     if old is not None and old.revoked:
         return f"{row.key} is revoked; only the Board's holder binds it again"
     signer = trust.key_of(fp, row.who)
@@ -414,6 +432,8 @@ RULES: dict[str, Rule] = {
     REVIEW_DECIDED: grants.decided_rule,
     GRANT_GIVEN: grants.grant_rule,
     GRANT_REVOKED: grants.grant_rule,
+    ENDORSE_DELEGATED: delegates.delegation_rule,
+    ENDORSE_REVOKED: delegates.delegation_rule,
     SCHEDULE_REQUESTED: _by_board_or_convener,
     SCHEDULE_PAUSED: _by_board_or_convener,
     SCHEDULE_RESUMED: _by_board_or_convener,
@@ -427,6 +447,13 @@ for _kind, _writer in WRITERS.items():
         RULES[_kind] = _by_board_or_holder if _writer == BOARD_WRITER else _by_endorsed
 # the kinds whose rows change what the fold knows
 STATE_KINDS = frozenset(
-    {*KEY_KINDS, POSITION_FILLED, POSITION_VACATED, SCHEDULE_DECLARED, *grants.KINDS}
+    {
+        *KEY_KINDS,
+        POSITION_FILLED,
+        POSITION_VACATED,
+        SCHEDULE_DECLARED,
+        *grants.KINDS,
+        *delegates.KINDS,
+    }
 )
 KINDS = frozenset({*RULES, *STATE_KINDS})  # every kind the fold reads
