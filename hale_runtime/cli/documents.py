@@ -116,4 +116,6 @@ def keys_json(trust: Any) -> dict[str, Any]:
     for fingerprint, k in trust.keys.items():
         bound = "genesis" if fingerprint == trust.genesis else "endorsed" if k.endorsed else "self"
         out.append({"fingerprint": fingerprint, "identity": k.identity, "bound": bound, "revoked": bool(k.revoked)})  # fmt: skip
-    return {"genesis": trust.genesis or None, "keys": out}
+    # who endorses keys in the Board's stead (record/delegates.py)
+    return {"genesis": trust.genesis or None, "keys": out,
+            "delegates": sorted(trust.delegates.given)}  # fmt: skip

@@ -158,6 +158,11 @@ def register(identity: str | None, public: str | None) -> None:
     body = {"identity": name, "public": keys.encode_public(raw), "bound": bound}
     write_judged(record, KEY_REGISTERED, key_of(fingerprint), body, "key")
     how = "endorsed" if strong else "registered by itself (it binds no name until endorsed)"
+    if strong and name != me and not trust.is_board(record.who, signer.fingerprint):
+        from hale_runtime.record.delegates import delegate_of
+
+        by = delegate_of(trust, record.who, signer.fingerprint)
+        how += f" by {by}, the Board's delegate" if by else ""
     click.echo(f"key:{fingerprint} is {name}'s, {how} (key.registered)")
     landed(record)
 

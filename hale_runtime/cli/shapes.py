@@ -111,6 +111,7 @@ SHAPES: dict[str, Any] = {
         "keys": [
             {"fingerprint": "string", "identity": "string", "bound": "string", "revoked": "boolean"}
         ],
+        "delegates": ["string"],
     },
     "dna whoami": {
         "identity": "string",

@@ -78,6 +78,7 @@ def test_the_listings_say_what_the_record_holds(lived: Path):
     } or process["convener"] == "position:editor"  # fmt: skip
     keys = documents(lived, "dna key list")[0]
     assert keys["genesis"] and keys["keys"][0]["bound"] == "genesis"
+    assert keys["delegates"] == []
 
 
 def _with_json(command: click.Command, path: tuple[str, ...] = ()):

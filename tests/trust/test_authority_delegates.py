@@ -7,6 +7,7 @@ git record: written by the verbs, or pushed raw past the door (`forge`)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from authority_helpers import Person
@@ -48,6 +49,8 @@ def test_the_delegates_endorsement_binds_a_name(
     assert Record.open(project).trust.keys[carol.key().fingerprint].endorsed
     assert "registered by the Board" in carol.hale("whoami").output
     assert "delegates: position:editor endorse keys" in alice.hale("key", "list").output
+    listed = json.loads(alice.hale("key", "list", "--json").output)
+    assert listed["delegates"] == ["position:editor"]
 
     # what the delegate may not do: the Board's own name, delegating on, others' keys
     usurp = Person("alice", tmp_path / "home-usurper")
