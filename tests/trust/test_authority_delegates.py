@@ -70,20 +70,26 @@ def test_the_delegates_endorsement_binds_a_name(
 def test_a_strangers_endorsement_binds_nothing(
     project: Path, alice: Person, mallory: Person, tmp_path: Path
 ) -> None:
-    bob, carol, _ = _people(tmp_path, alice)
+    """The Board delegated to bob: a stranger's key, bob's name on a stranger's
+    key, and dave's endorsed key (not delegated) endorse nothing."""
+    bob, carol, dave = _people(tmp_path, alice)
+    assert alice.hale("key", "register", "dave", dave.key().openssh()).exit_code == 0
+    assert alice.hale("key", "delegate", "bob").exit_code == 0
     assert mallory.hale("key", "register").exit_code == 0
-    at_door = bob.hale("key", "register", "carol", carol.key().openssh())  # no delegation
+    at_door = dave.hale("key", "register", "carol", carol.key().openssh())
     assert at_door.exit_code == 1, at_door.output
     assert "nor a delegate of the Board" in at_door.output
 
     record = Record.open(project).trust.record
-    (by_mallory,) = forge(project, [_endorsement("carol", carol.key())], mallory.key(),
-                          who="mallory@elsewhere:0badc0de", record=record)  # fmt: skip
-    (by_bob,) = forge(project, [_endorsement("carol", carol.key())], bob.key(),
-                      who=BOB, record=record)  # fmt: skip
+    carols = [_endorsement("carol", carol.key())]
+    forged = [
+        *forge(project, carols, mallory.key(), who="mallory@elsewhere:0badc0de", record=record),
+        *forge(project, carols, mallory.key(), who=BOB, record=record),  # bob's name, her key
+        *forge(project, carols, dave.key(), who="dave@box:d0d0d0d0", record=record),
+    ]
     fresh = Record.open(project)
-    assert "nor a delegate of the Board" in fresh.poison_of(_row(fresh, by_mallory))
-    assert "nor a delegate of the Board" in fresh.poison_of(_row(fresh, by_bob))
+    verdicts = [fresh.poison_of(_row(fresh, row_id)) for row_id in forged]
+    assert all("nor a delegate of the Board" in why for why in verdicts), verdicts
     assert carol.key().fingerprint not in fresh.trust.keys
 
 

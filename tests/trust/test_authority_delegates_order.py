@@ -28,12 +28,15 @@ from hale_runtime.record.signing import Proof
 from hale_runtime.record.trust import Trust
 
 EDITOR = "position:editor"
-KEYS = {"alice": bytes([1]) * 32, "bob": bytes([2]) * 32, "mallory": bytes([3]) * 32}
+KEYS = {"alice": bytes([1]) * 32, "bob": bytes([2]) * 32, "dave": bytes([4]) * 32,
+        "mallory": bytes([3]) * 32}  # fmt: skip
 FPS = {name: keys.fingerprint(public) for name, public in KEYS.items()}
 
 DELEGATE = st.tuples(st.sampled_from(["delegate", "revoke"]), st.sampled_from(["bob", EDITOR]))
-FILL = st.tuples(st.sampled_from(["fill"]), st.sampled_from(["bob", "mallory", ""]))
-ENDORSE = st.tuples(st.sampled_from(["bob", "mallory"]), st.sampled_from(["carol", "alice"]))
+FILL = st.tuples(st.sampled_from(["fill"]), st.sampled_from(["bob", "dave", "mallory", ""]))
+ENDORSE = st.tuples(
+    st.sampled_from(["bob", "dave", "mallory"]), st.sampled_from(["carol", "alice"])
+)
 STEPS = st.lists(st.one_of(DELEGATE, FILL, ENDORSE), max_size=14)
 
 
@@ -45,7 +48,7 @@ class Model:
         self.editor = ""
 
     def binds(self, signer: str, name: str) -> bool:
-        endorsed = signer == "bob"  # the Board endorsed bob's key; mallory's is her own
+        endorsed = signer != "mallory"  # the Board endorsed bob's and dave's; mallory's is hers
         by = signer in self.delegated or (EDITOR in self.delegated and self.editor == signer)
         return endorsed and by and name != "alice"
 
@@ -70,6 +73,7 @@ def _world() -> Trust:
     trust = Trust()
     assert not _fold(trust, _key_row("alice", KEYS["alice"], "genesis", 0, "alice"), "alice")
     assert not _fold(trust, _key_row("bob", KEYS["bob"], "endorsed", 1, "alice"), "alice")
+    assert not _fold(trust, _key_row("dave", KEYS["dave"], "endorsed", 1, "alice"), "alice")
     assert not _fold(trust, _key_row("mallory", KEYS["mallory"], "self", 2, "mallory"), "mallory")
     return trust
 
