@@ -101,6 +101,11 @@ def standing(trust: Any, who: str, fingerprint: str) -> list[str]:
     held = _held(trust, who)
     if held:
         lines.append(f"holds: {', '.join(held)}")
+    from hale_runtime.record.delegates import delegate_of
+
+    by = delegate_of(trust, who, fingerprint)
+    if by and not trust.is_board(who, fingerprint):
+        lines.append(f"endorses: others' keys, as the Board delegated to {by} (endorse/{by})")
     return lines
 
 

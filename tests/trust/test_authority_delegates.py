@@ -44,6 +44,7 @@ def test_the_delegates_endorsement_binds_a_name(
     )
     assert alice.hale("fill", "editor", "bob").exit_code == 0
 
+    assert "as the Board delegated to position:editor" in bob.hale("whoami").output
     endorsed = bob.hale("key", "register", "carol", carol.key().openssh())
     assert endorsed.exit_code == 0, endorsed.output
     assert Record.open(project).trust.keys[carol.key().fingerprint].endorsed
