@@ -33,7 +33,7 @@ position index (index.py) is built when first asked for after each check.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -82,11 +82,18 @@ class Checked:
     index: Index | None = None
 
 
+# The organization's own admission of a genome root (the catalog's and the
+# budget's refusals): the host hands it in (hale_runtime's `hale lsp` passes
+# catalog/admission.py's), since the language does not import the runtime.
+Admission = Callable[[Path], list[Diagnostic]]
+
+
 class Genome:
     """Every module of one genome root, loaded and checked (see the docstring)."""
 
-    def __init__(self, root: Path):
+    def __init__(self, root: Path, admission: Admission | None = None):
         self.root = root.resolve()
+        self.admission = admission
         self.trees = LatestTrees()
         self.latest: dict[str, str] = {}  # open files' texts, by module path
         self.buffers: dict[str, str] = {}  # the last of each that parsed
@@ -218,15 +225,13 @@ class Genome:
 
     def admit(self) -> set[str]:
         """Run the organization's own admission on the genome as saved (the
-        catalog's refusals and the budget's, hale_runtime/catalog/admission.py:
-        Hale code of the genome runs, so only on open and save); the modules
-        whose diagnostics this changed. Without hale_runtime, nothing."""
-        try:
-            from hale_runtime.catalog.admission import organization_diagnostics
-        except ImportError:
+        catalog's refusals and the budget's, as the host's `admission` finds
+        them: Hale code of the genome runs, so only on open and save); the
+        modules whose diagnostics this changed. With no admission, nothing."""
+        if self.admission is None:
             return set()
         before = self.organization or {}
-        self.organization = _by_module(organization_diagnostics(self.root))
+        self.organization = _by_module(self.admission(self.root))
         return {
             p for p in {*before, *self.organization} if before.get(p) != self.organization.get(p)
         }
