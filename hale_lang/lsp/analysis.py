@@ -46,8 +46,9 @@ from ..loader import STD_PREFIX, STDLIB_DIR, Loader
 from ..resolver import ModuleEnv
 from ..roots import hl_files
 from .deps import Moved, Reads, Recording, changed, hits, whole
-from .incremental import recheck_bodies, recheck_fns
+from .incremental import annotate, recheck_bodies, recheck_fns
 from .index import Index
+from .memo import FnMemo
 from .reparse import Reparser
 
 
@@ -80,6 +81,7 @@ class Checked:
     interface: tuple  # what its importers can see of it (`interface`)
     reads: Reads = field(default_factory=dict)  # what its check read of other tables
     index: Index | None = None
+    stale: set[str] = field(default_factory=set)  # fns whose types are a kept check's (memo.py)
 
 
 # The organization's own admission of a genome root (the catalog's and the
@@ -109,6 +111,7 @@ class Genome:
         self.organization: dict[str, list[Diagnostic]] | None = None  # `admit`'s, by module
         self.recording = Recording(self.envs)  # the tables, as checks read them (deps.py)
         self._depths: dict[int, tuple] = {}  # id(item) -> (item, its span, its depth error)
+        self.memo = FnMemo(self._interface)  # bodies' kept checks (memo.py)
 
     # --- what the editor tells us ---------------------------------------------------
 
@@ -182,7 +185,15 @@ class Genome:
                 if not hit:
                     continue  # nothing it read moved
                 if "<header>" not in hit and "<const>" not in hit:
-                    diags = recheck_fns(old.env, hit, old.diagnostics, self.recording, old.reads)
+                    diags = recheck_fns(
+                        old.env,
+                        hit,
+                        old.diagnostics,
+                        self.recording,
+                        old.reads,
+                        self.memo,
+                        old.stale,
+                    )
                     if diags is not None:
                         old.diagnostics, old.index = diags, None
                         self.rechecked.append(path)
@@ -199,9 +210,12 @@ class Genome:
                     text,
                     self.recording,
                     old.reads,
+                    self.memo,
+                    old.stale,
                 )
                 if diags is not None:
                     new = Checked(module, text, old.env, diags, old.interface, old.reads)
+                    new.stale = old.stale
                     self.checked[path] = new
                     self.rechecked.append(path)
                     continue
@@ -235,6 +249,10 @@ class Genome:
         return {
             p for p in {*before, *self.organization} if before.get(p) != self.organization.get(p)
         }
+
+    def _interface(self, path: str) -> tuple | None:
+        checked = self.checked.get(path)
+        return None if checked is None else checked.interface
 
     def _depth_errors(self, module: n.Module) -> list[Diagnostic]:
         """limits.depth_errors, remembered for each item while it is the same
@@ -277,6 +295,10 @@ class Genome:
         checked = self.checked.get(path)
         if checked is None:
             return None
+        if checked.stale:  # the types of these bodies' expressions first (memo.py)
+            annotate(checked.env, checked.stale, self.recording)
+            checked.stale.clear()
+            checked.index = None
         if checked.index is None:
             checked.index = Index(checked.module, checked.text, checked.env)
         return checked.index

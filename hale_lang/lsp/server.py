@@ -72,6 +72,7 @@ class HaleServer(LanguageServer):
         super().__init__("hale", version("hale"))
         self.genomes: dict[Path, Genome] = {}
         self.admission: Admission | None = None  # the host's (`serve`)
+        self._lines: dict[str, tuple[str, list[str]]] = {}  # path -> (text, its lines)
 
     def locate(self, uri: str) -> tuple[Genome, str] | None:
         """The genome a document belongs to, and its module path there. A
@@ -105,13 +106,20 @@ class HaleServer(LanguageServer):
         return self.workspace.position_codec
 
     def lines(self, genome: Genome, path: str) -> list[str]:
-        """The text a module's spans refer to, as lines."""
-        return genome.text(path).splitlines()
+        """The text a module's spans refer to, as lines (split once per text:
+        a refresh may publish hundreds of diagnostics of one module)."""
+        text = genome.text(path)
+        kept = self._lines.get(path)
+        if kept is None or kept[0] is not text:
+            kept = self._lines[path] = (text, text.splitlines())
+        return kept[1]
 
     def range(self, genome: Genome, span: Span) -> t.Range:
         lines = self.lines(genome, span.path)
         start = t.Position(span.line - 1, span.col - 1)
         end = t.Position(span.end_line - 1, span.end_col - 1)
+        if end.line < len(lines) and lines[start.line].isascii() and lines[end.line].isascii():
+            return t.Range(start, end)  # a code point is one unit in UTF-8, -16 and -32
         return self.codec.range_to_client_units(lines, t.Range(start, end))
 
     def location(self, genome: Genome, span: Span) -> t.Location:

@@ -1,0 +1,116 @@
+"""Each function body's last few check results, kept by what the check read.
+
+A body's check depends on its own tree, its module's table, and what it
+read of other modules' tables (deps.py records that, item by item). While
+the tree and the table are the very objects they were, the check gives the
+same diagnostics whenever each thing it read is again what it was: so
+each result is kept with the reads' values at the time, taken from the
+modules' interfaces (analysis.interface): an item's kind, type and
+signature; a member's entry (a field, a method); a whole item's entry when
+its members were listed; a whole interface when the table was listed.
+
+An edit to a signature that every module reads, and the edit undoing it
+(an author trying a parameter and taking it back, a typo and its fix),
+then costs one lookup a body instead of its check: the body is checked
+when its module is next asked for positions (analysis.Genome.index), so
+the types its expressions carry match the genome again before hover,
+completion or rename read them.
+
+Keys are compared, not hashed: the values hold types, and an entry is
+tried only against the few results kept for the same body.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from .. import nodes as n
+from ..diagnostics import Diagnostic
+from ..resolver import ModuleEnv
+from .deps import WHOLE
+
+KEEP = 3  # results kept a body: the signature before, after, and one more
+LIMIT = 50_000  # bodies remembered before all are dropped (a genome's worth)
+_GONE = ("<no module>",)  # the value of any read of a module not checked
+
+
+class _Result:
+    __slots__ = ("node", "env", "reads", "values", "diags")
+
+    def __init__(self, node, env, reads, values, diags) -> None:
+        self.node, self.env, self.reads = node, env, reads
+        self.values, self.diags = values, diags
+
+
+class FnMemo:
+    """Results by body (see the docstring); `interface(module)` answers a
+    module's interface as last checked, or None when it is not checked."""
+
+    def __init__(self, interface: Callable[[str], tuple | None]) -> None:
+        self.interface = interface
+        self._kept: dict[int, list[_Result]] = {}
+        # module -> (its interface, its entries by name, the values read of it)
+        self._maps: dict[str, tuple[tuple, dict[str, tuple], dict[str, Any]]] = {}
+
+    def find(
+        self, env: ModuleEnv, node: n.FnDecl
+    ) -> tuple[list[Diagnostic], tuple[tuple[str, str], ...]] | None:
+        """(the diagnostics, the reads) of a kept check of this very body in
+        this very table whose reads are what they were, else None."""
+        kept = self._kept.get(id(node))
+        if not kept:
+            return None
+        for i, r in enumerate(kept):
+            if r.node is node and r.env is env and self._same(r):
+                if i:
+                    kept.insert(0, kept.pop(i))
+                return r.diags, r.reads
+        return None
+
+    def keep(
+        self, env: ModuleEnv, node: n.FnDecl, reads: set[tuple[str, str]], diags: list
+    ) -> None:
+        """Remember one body's check: its diagnostics and what it read."""
+        if len(self._kept) > LIMIT:
+            self._kept.clear()
+        ordered = tuple(sorted(reads))
+        result = _Result(node, env, ordered, self._values(ordered), list(diags))
+        kept = [r for r in self._kept.get(id(node), ()) if r.node is node and r.env is env]
+        self._kept[id(node)] = [result, *kept[: KEEP - 1]]
+
+    def _same(self, r: _Result) -> bool:
+        value = self._value
+        for (m, name), was in zip(r.reads, r.values, strict=True):
+            if value(m, name) != was:
+                return False
+        return True
+
+    def _values(self, reads: tuple[tuple[str, str], ...]) -> tuple:
+        return tuple([self._value(m, name) for m, name in reads])
+
+    def _value(self, module: str, name: str) -> Any:
+        """What a check reading `name` of `module` sees now (the docstring),
+        worked out once while the module's interface is the same object."""
+        iface = self.interface(module)
+        if iface is None:
+            return _GONE
+        kept = self._maps.get(module)
+        if kept is None or kept[0] is not iface:
+            kept = self._maps[module] = (iface, {e[0]: e for e in iface}, {})
+        found = kept[2].get(name, _GONE)
+        if found is _GONE:
+            found = kept[2][name] = _read(iface, kept[1], name)
+        return found
+
+
+def _read(iface: tuple, entries: dict[str, tuple], name: str) -> Any:
+    if name == WHOLE:
+        return iface
+    owner, dot, member = name.partition(".")
+    entry = entries.get(owner)
+    if entry is None or not dot:
+        return None if entry is None else entry[:5]
+    if member == WHOLE:
+        return entry
+    return next((m for m in entry[5] if m[0] == member), None)
