@@ -176,6 +176,7 @@ class Genome:
             del self.checked[path]
             self.envs.pop(path, None)
         self.rechecked = []
+        self.memo.begin()
         for path, module in program.modules.items():  # imports first
             imports = program.imports.get(path, {})
             old = self.checked.get(path)
@@ -225,6 +226,7 @@ class Genome:
             env = self.envs[path]
             new = Checked(module, program.texts[path], env, diags, interface(env), reads)
             self.checked[path] = new
+            self.memo.moved(path)
             self.rechecked.append(path)
             names = whole() if old is None else changed(old.interface, new.interface)
             if names[0] or names[1]:

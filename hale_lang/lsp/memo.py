@@ -33,6 +33,7 @@ from .deps import WHOLE
 KEEP = 3  # results kept a body: the signature before, after, and one more
 LIMIT = 50_000  # bodies remembered before all are dropped (a genome's worth)
 _GONE = ("<no module>",)  # the value of any read of a module not checked
+_UNSEEN = object()
 
 
 class _Result:
@@ -45,13 +46,24 @@ class _Result:
 
 class FnMemo:
     """Results by body (see the docstring); `interface(module)` answers a
-    module's interface as last checked, or None when it is not checked."""
+    module's interface as last checked, or None when it is not checked.
+
+    What each read sees now is worked out once a refresh (`begin`): a
+    module's interface no longer moves once a module importing it is being
+    checked (imports first), and `moved` forgets a module checked anew."""
 
     def __init__(self, interface: Callable[[str], tuple | None]) -> None:
         self.interface = interface
         self._kept: dict[int, list[_Result]] = {}
-        # module -> (its interface, its entries by name, the values read of it)
-        self._maps: dict[str, tuple[tuple, dict[str, tuple], dict[str, Any]]] = {}
+        self._now: dict[str, dict[str, Any]] = {}  # module -> name -> what a read sees
+        self._entries: dict[str, dict[str, tuple]] = {}  # module -> its interface by name
+
+    def begin(self) -> None:
+        self._now, self._entries = {}, {}
+
+    def moved(self, module: str) -> None:
+        self._now.pop(module, None)
+        self._entries.pop(module, None)
 
     def find(
         self, env: ModuleEnv, node: n.FnDecl
@@ -61,8 +73,13 @@ class FnMemo:
         kept = self._kept.get(id(node))
         if not kept:
             return None
+        reads, now = None, ()
         for i, r in enumerate(kept):
-            if r.node is node and r.env is env and self._same(r):
+            if r.node is not node or r.env is not env:
+                continue
+            if r.reads is not reads:  # the kept checks of a body mostly read alike
+                reads, now = r.reads, self._values(r.reads)
+            if now == r.values:
                 if i:
                     kept.insert(0, kept.pop(i))
                 return r.diags, r.reads
@@ -75,42 +92,40 @@ class FnMemo:
         if len(self._kept) > LIMIT:
             self._kept.clear()
         ordered = tuple(sorted(reads))
-        result = _Result(node, env, ordered, self._values(ordered), list(diags))
         kept = [r for r in self._kept.get(id(node), ()) if r.node is node and r.env is env]
+        for r in kept:
+            if r.reads == ordered:
+                ordered = r.reads  # one object, so `find` works its values out once
+                break
+        result = _Result(node, env, ordered, self._values(ordered), list(diags))
         self._kept[id(node)] = [result, *kept[: KEEP - 1]]
 
-    def _same(self, r: _Result) -> bool:
-        value = self._value
-        for (m, name), was in zip(r.reads, r.values, strict=True):
-            if value(m, name) != was:
-                return False
-        return True
-
     def _values(self, reads: tuple[tuple[str, str], ...]) -> tuple:
-        return tuple([self._value(m, name) for m, name in reads])
+        now, out = self._now, []
+        for m, name in reads:
+            seen = now.get(m)
+            if seen is None:
+                seen = now[m] = {}
+            found = seen.get(name, _UNSEEN)
+            if found is _UNSEEN:
+                found = seen[name] = self._read(m, name)
+            out.append(found)
+        return tuple(out)
 
-    def _value(self, module: str, name: str) -> Any:
-        """What a check reading `name` of `module` sees now (the docstring),
-        worked out once while the module's interface is the same object."""
+    def _read(self, module: str, name: str) -> Any:
+        """What a check reading `name` of `module` sees now (the docstring)."""
         iface = self.interface(module)
         if iface is None:
             return _GONE
-        kept = self._maps.get(module)
-        if kept is None or kept[0] is not iface:
-            kept = self._maps[module] = (iface, {e[0]: e for e in iface}, {})
-        found = kept[2].get(name, _GONE)
-        if found is _GONE:
-            found = kept[2][name] = _read(iface, kept[1], name)
-        return found
-
-
-def _read(iface: tuple, entries: dict[str, tuple], name: str) -> Any:
-    if name == WHOLE:
-        return iface
-    owner, dot, member = name.partition(".")
-    entry = entries.get(owner)
-    if entry is None or not dot:
-        return None if entry is None else entry[:5]
-    if member == WHOLE:
-        return entry
-    return next((m for m in entry[5] if m[0] == member), None)
+        if name == WHOLE:
+            return iface
+        owner, dot, member = name.partition(".")
+        entries = self._entries.get(module)
+        if entries is None:
+            entries = self._entries[module] = {e[0]: e for e in iface}
+        entry = entries.get(owner)
+        if entry is None or not dot:
+            return None if entry is None else entry[:5]
+        if member == WHOLE:
+            return entry
+        return next((m for m in entry[5] if m[0] == member), None)
