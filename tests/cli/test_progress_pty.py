@@ -24,7 +24,8 @@ from hale_runtime.schedules.terms import stamp
 
 HALE = Path(sys.executable).with_name("hale")
 ERASE = "\r\x1b[2K"
-BAR = re.escape(ERASE) + r"{label} [█░]{{30}} +\d+% \d+ s"  # cli/progress.py's line with a known total
+# cli/progress.py's line with a known total
+BAR = re.escape(ERASE) + r"{label} [█░]{{30}} +\d+% \d+ s"
 
 
 def run(root: Path, args: list[str], terminal: bool) -> tuple[int, str, str]:
