@@ -173,6 +173,7 @@ class Genome:
         # module -> the names of its table that changed (deps.WHOLE: all of them)
         moved: Moved = {p: whole() for p in set(self.checked) - set(program.modules)}
         for path in moved:  # dropped: their tables go first
+            self.memo.forget(self.checked[path].env)
             del self.checked[path]
             self.envs.pop(path, None)
         self.rechecked = []
@@ -220,6 +221,8 @@ class Genome:
                     self.checked[path] = new
                     self.rechecked.append(path)
                     continue
+            if old is not None:
+                self.memo.forget(old.env)  # its table is made anew
             rec = self.recording
             reads = rec.start()
             diags = check_module(module, imports, rec, self._depth_errors, rec.reading)

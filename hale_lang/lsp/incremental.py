@@ -129,6 +129,8 @@ def _recheck(
                 if rec is not None and reads is not None:
                     reads[y.name] = set()
                     rec.enter(y.name, reads)
+                if memo is not None and x is not y:
+                    memo.forget(env, x)  # the body the edit replaced
                 first = len(env.diags)
                 checker.check_fn(sym)
                 if stale is not None:

@@ -55,8 +55,22 @@ class FnMemo:
     def __init__(self, interface: Callable[[str], tuple | None]) -> None:
         self.interface = interface
         self._kept: dict[int, list[_Result]] = {}
+        self._bodies: dict[int, set[int]] = {}  # id(table) -> the bodies kept in it
         self._now: dict[str, dict[str, Any]] = {}  # module -> name -> what a read sees
         self._entries: dict[str, dict[str, tuple]] = {}  # module -> its interface by name
+
+    def forget(self, env: ModuleEnv, node: n.FnDecl | None = None) -> None:
+        """Drop what is kept of a body replaced by an edit (`node`), or of
+        every body of a table checked anew: neither is asked for again, and
+        each result holds its tree and its table."""
+        bodies = self._bodies.get(id(env), set())
+        for key in [id(node)] if node is not None else list(bodies):
+            kept = self._kept.get(key)
+            if kept and kept[0].env is env and (node is None or kept[0].node is node):
+                del self._kept[key]
+            bodies.discard(key)
+        if node is None:
+            self._bodies.pop(id(env), None)
 
     def begin(self) -> None:
         self._now, self._entries = {}, {}
@@ -91,6 +105,7 @@ class FnMemo:
         """Remember one body's check: its diagnostics and what it read."""
         if len(self._kept) > LIMIT:
             self._kept.clear()
+            self._bodies.clear()
         ordered = tuple(sorted(reads))
         kept = [r for r in self._kept.get(id(node), ()) if r.node is node and r.env is env]
         for r in kept:
@@ -99,6 +114,7 @@ class FnMemo:
                 break
         result = _Result(node, env, ordered, self._values(ordered), list(diags))
         self._kept[id(node)] = [result, *kept[: KEEP - 1]]
+        self._bodies.setdefault(id(env), set()).add(id(node))
 
     def _values(self, reads: tuple[tuple[str, str], ...]) -> tuple:
         now, out = self._now, []

@@ -145,3 +145,28 @@ def test_a_signature_turned_back_takes_the_kept_checks(tmp_path: Path) -> None:
     assert {p: g.diagnostics(p) for p in MODULES} == broken
     g.index("dna/a.hl")
     assert g.checked["dna/a.hl"].stale == set()
+
+
+def test_what_is_kept_goes_with_the_bodies_and_tables_it_was_for(tmp_path: Path) -> None:
+    root = tmp_path / "genome"
+    for path, text in MODULES.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(text)
+    g = Genome(root)
+    g.refresh()
+    path, old, new = EDITS[0]
+    for text in (TYPES.replace(old, new), TYPES):
+        g.edit(path, text)
+        g.refresh()
+    a = g.checked["dna/a.hl"]
+    kept = {r.node.name for results in g.memo._kept.values() for r in results if r.env is a.env}
+    assert kept == {"define_0", "define_1"}
+    before = a.env.items["define_0"].node
+    g.edit("dna/a.hl", MODULES["dna/a.hl"].replace("if len(d) > 0 {", "if lenght(d) > 0 {", 1))
+    g.refresh()  # define_0's body replaced: what was kept of the old one goes
+    nodes = [r.node for results in g.memo._kept.values() for r in results]
+    assert not any(node is before for node in nodes)
+    assert any(node is a.env.items["define_0"].node for node in nodes)
+    g.edit("dna/a.hl", "fn only() -> Int {\n    return 1;\n}\n")
+    g.refresh()  # the module checked anew: nothing of its old table is kept
+    assert not any(r.env is a.env for results in g.memo._kept.values() for r in results)
