@@ -20,7 +20,9 @@ the standard library). `refresh` brings it up to date after an edit:
    failed import, which is silent as in `hale check`.
 
 When only function bodies changed (their headers alike), only those
-bodies are checked again (incremental.py). An edit inside a body thus
+bodies are checked again (incremental.py); a body whose reads are again
+what a kept check of it saw takes that check's diagnostics (memo.py), and
+is checked again for its expressions' types when `index` is next asked. An edit inside a body thus
 costs one parse of the edited item and one check of its body; an edit to a signature adds a check of each module that imports
 it, directly or not (a build system's early cutoff, at the first step).
 
