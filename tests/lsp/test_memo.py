@@ -78,6 +78,13 @@ EDITS = [
 ]
 
 
+def write(root: Path) -> Path:
+    for path, text in MODULES.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(text)
+    return root
+
+
 def scratch(root: Path, texts: dict[str, str]):
     program = Loader(root, texts=texts).load(*sorted(texts))
     diags = check(program)
@@ -99,10 +106,7 @@ def turn(text: str, old: str, new: str) -> str:
 def test_any_edits_give_the_diagnostics_and_types_of_a_check_from_scratch(
     tmp_path: Path, steps: list[int]
 ) -> None:
-    root = tmp_path / "genome"
-    for path, text in MODULES.items():
-        (root / path).parent.mkdir(parents=True, exist_ok=True)
-        (root / path).write_text(text)
+    root = write(tmp_path / "genome")
     texts = dict(MODULES)
     g = Genome(root)
     for path, text in texts.items():
@@ -124,10 +128,7 @@ def test_any_edits_give_the_diagnostics_and_types_of_a_check_from_scratch(
 
 
 def test_a_signature_turned_back_takes_the_kept_checks(tmp_path: Path) -> None:
-    root = tmp_path / "genome"
-    for path, text in MODULES.items():
-        (root / path).parent.mkdir(parents=True, exist_ok=True)
-        (root / path).write_text(text)
+    root = write(tmp_path / "genome")
     g = Genome(root)
     g.refresh()
     path, old, new = EDITS[0]
@@ -148,10 +149,7 @@ def test_a_signature_turned_back_takes_the_kept_checks(tmp_path: Path) -> None:
 
 
 def test_what_is_kept_goes_with_the_bodies_and_tables_it_was_for(tmp_path: Path) -> None:
-    root = tmp_path / "genome"
-    for path, text in MODULES.items():
-        (root / path).parent.mkdir(parents=True, exist_ok=True)
-        (root / path).write_text(text)
+    root = write(tmp_path / "genome")
     g = Genome(root)
     g.refresh()
     path, old, new = EDITS[0]
