@@ -20,7 +20,9 @@ the standard library). `refresh` brings it up to date after an edit:
    failed import, which is silent as in `hale check`.
 
 When only function bodies changed (their headers alike), only those
-bodies are checked again (incremental.py). An edit inside a body thus
+bodies are checked again (incremental.py); a body whose reads are again
+what a kept check of it saw takes that check's diagnostics (memo.py), and
+is checked again for its expressions' types when `index` is next asked. An edit inside a body thus
 costs one parse of the edited item and one check of its body; an edit to a signature adds a check of each module that imports
 it, directly or not (a build system's early cutoff, at the first step).
 
@@ -33,7 +35,7 @@ position index (index.py) is built when first asked for after each check.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -46,8 +48,9 @@ from ..loader import STD_PREFIX, STDLIB_DIR, Loader
 from ..resolver import ModuleEnv
 from ..roots import hl_files
 from .deps import Moved, Reads, Recording, changed, hits, whole
-from .incremental import recheck_bodies, recheck_fns
+from .incremental import annotate, recheck_bodies, recheck_fns
 from .index import Index
+from .memo import FnMemo
 from .reparse import Reparser
 
 
@@ -80,13 +83,21 @@ class Checked:
     interface: tuple  # what its importers can see of it (`interface`)
     reads: Reads = field(default_factory=dict)  # what its check read of other tables
     index: Index | None = None
+    stale: set[str] = field(default_factory=set)  # fns whose types are a kept check's (memo.py)
+
+
+# The organization's own admission of a genome root (the catalog's and the
+# budget's refusals): the host hands it in (hale_runtime's `hale lsp` passes
+# catalog/admission.py's), since the language does not import the runtime.
+Admission = Callable[[Path], list[Diagnostic]]
 
 
 class Genome:
     """Every module of one genome root, loaded and checked (see the docstring)."""
 
-    def __init__(self, root: Path):
+    def __init__(self, root: Path, admission: Admission | None = None):
         self.root = root.resolve()
+        self.admission = admission
         self.trees = LatestTrees()
         self.latest: dict[str, str] = {}  # open files' texts, by module path
         self.buffers: dict[str, str] = {}  # the last of each that parsed
@@ -102,6 +113,7 @@ class Genome:
         self.organization: dict[str, list[Diagnostic]] | None = None  # `admit`'s, by module
         self.recording = Recording(self.envs)  # the tables, as checks read them (deps.py)
         self._depths: dict[int, tuple] = {}  # id(item) -> (item, its span, its depth error)
+        self.memo = FnMemo(self._interface)  # bodies' kept checks (memo.py)
 
     # --- what the editor tells us ---------------------------------------------------
 
@@ -163,9 +175,11 @@ class Genome:
         # module -> the names of its table that changed (deps.WHOLE: all of them)
         moved: Moved = {p: whole() for p in set(self.checked) - set(program.modules)}
         for path in moved:  # dropped: their tables go first
+            self.memo.forget(self.checked[path].env)
             del self.checked[path]
             self.envs.pop(path, None)
         self.rechecked = []
+        self.memo.begin()
         for path, module in program.modules.items():  # imports first
             imports = program.imports.get(path, {})
             old = self.checked.get(path)
@@ -175,7 +189,15 @@ class Genome:
                 if not hit:
                     continue  # nothing it read moved
                 if "<header>" not in hit and "<const>" not in hit:
-                    diags = recheck_fns(old.env, hit, old.diagnostics, self.recording, old.reads)
+                    diags = recheck_fns(
+                        old.env,
+                        hit,
+                        old.diagnostics,
+                        self.recording,
+                        old.reads,
+                        self.memo,
+                        old.stale,
+                    )
                     if diags is not None:
                         old.diagnostics, old.index = diags, None
                         self.rechecked.append(path)
@@ -192,18 +214,24 @@ class Genome:
                     text,
                     self.recording,
                     old.reads,
+                    self.memo,
+                    old.stale,
                 )
                 if diags is not None:
                     new = Checked(module, text, old.env, diags, old.interface, old.reads)
+                    new.stale = old.stale
                     self.checked[path] = new
                     self.rechecked.append(path)
                     continue
+            if old is not None:
+                self.memo.forget(old.env)  # its table is made anew
             rec = self.recording
             reads = rec.start()
             diags = check_module(module, imports, rec, self._depth_errors, rec.reading)
             env = self.envs[path]
             new = Checked(module, program.texts[path], env, diags, interface(env), reads)
             self.checked[path] = new
+            self.memo.moved(path)
             self.rechecked.append(path)
             names = whole() if old is None else changed(old.interface, new.interface)
             if names[0] or names[1]:
@@ -218,18 +246,20 @@ class Genome:
 
     def admit(self) -> set[str]:
         """Run the organization's own admission on the genome as saved (the
-        catalog's refusals and the budget's, hale_runtime/catalog/admission.py:
-        Hale code of the genome runs, so only on open and save); the modules
-        whose diagnostics this changed. Without hale_runtime, nothing."""
-        try:
-            from hale_runtime.catalog.admission import organization_diagnostics
-        except ImportError:
+        catalog's refusals and the budget's, as the host's `admission` finds
+        them: Hale code of the genome runs, so only on open and save); the
+        modules whose diagnostics this changed. With no admission, nothing."""
+        if self.admission is None:
             return set()
         before = self.organization or {}
-        self.organization = _by_module(organization_diagnostics(self.root))
+        self.organization = _by_module(self.admission(self.root))
         return {
             p for p in {*before, *self.organization} if before.get(p) != self.organization.get(p)
         }
+
+    def _interface(self, path: str) -> tuple | None:
+        checked = self.checked.get(path)
+        return None if checked is None else checked.interface
 
     def _depth_errors(self, module: n.Module) -> list[Diagnostic]:
         """limits.depth_errors, remembered for each item while it is the same
@@ -272,6 +302,10 @@ class Genome:
         checked = self.checked.get(path)
         if checked is None:
             return None
+        if checked.stale:  # the types of these bodies' expressions first (memo.py)
+            annotate(checked.env, checked.stale, self.recording)
+            checked.stale.clear()
+            checked.index = None
         if checked.index is None:
             checked.index = Index(checked.module, checked.text, checked.env)
         return checked.index

@@ -40,21 +40,25 @@ class _Items:
     def _note(self, name: str) -> None:
         if self._owner:
             name = f"{self._owner}.{name}"
-        self._rec.reads.setdefault(self._rec.current, set()).add((self._module, name))
+        self._rec.bucket.add((self._module, name))
 
     def _view(self, found: Any) -> Any:
         if self._owner or found is None or not hasattr(found, "fields"):
             return found
-        return _Sym(found, self._module, self._rec)
+        return self._rec.sym(found, self._module)
 
     def __getitem__(self, name: str) -> Any:
-        self._note(name)
+        self._rec.bucket.add((self._module, f"{self._owner}.{name}" if self._owner else name))
         return self._view(self._items[name])
 
     def get(self, name: str, default: Any = None) -> Any:
-        self._note(name)
+        self._rec.bucket.add((self._module, f"{self._owner}.{name}" if self._owner else name))
         found = self._items.get(name)
-        return default if found is None else self._view(found)
+        if found is None:
+            return default
+        if self._owner or not hasattr(found, "fields"):
+            return found
+        return self._rec.sym(found, self._module)
 
     def __contains__(self, name: object) -> bool:
         self._note(str(name))
@@ -109,28 +113,57 @@ class _Env:
 
 
 class Recording:
-    """The tables by module path, as the checker reads them (see the docstring)."""
+    """The tables by module path, as the checker reads them (see the docstring).
+
+    The views (_Env, _Sym) hold no state of their own beyond what they wrap,
+    so each is made once per table or item and kept while that very object
+    is the one in `envs` (a check builds many thousands of lookups)."""
 
     def __init__(self, envs: dict[str, ModuleEnv]):
         self.envs = envs
         self.current = "<header>"
         self.reads: Reads = {}
+        self.bucket: set[tuple[str, str]] = set()  # reads[current], where notes go
+        self._envs: dict[str, tuple[ModuleEnv, _Env]] = {}
+        self._syms: dict[int, tuple[Any, _Sym]] = {}
 
     def start(self) -> Reads:
         """Begin recording one module's check; the reads it makes, by item."""
-        self.current, self.reads = "<header>", {}
+        self.reads = {}
+        self.enter("<header>")
         return self.reads
+
+    def enter(self, item: str, reads: Reads | None = None) -> None:
+        """Note what follows under `item` (of `reads`, else of the module's)."""
+        if reads is not None:
+            self.reads = reads
+        self.current = item
+        self.bucket = self.reads.setdefault(item, set())
 
     def reading(self, sym: Any) -> None:
         """The checker is about to check this const or fn (checker.check_module's `on_item`)."""
-        self.current = "<const>" if sym.kind == "const" else sym.name
+        self.enter("<const>" if sym.kind == "const" else sym.name)
+
+    def view(self, env: ModuleEnv) -> _Env:
+        kept = self._envs.get(env.path)
+        if kept is None or kept[0] is not env:
+            kept = self._envs[env.path] = (env, _Env(env, self))
+        return kept[1]
+
+    def sym(self, sym: Any, module: str) -> _Sym:
+        kept = self._syms.get(id(sym))
+        if kept is None or kept[0] is not sym:
+            if len(self._syms) > 50_000:  # items of tables long replaced
+                self._syms.clear()
+            kept = self._syms[id(sym)] = (sym, _Sym(sym, module, self))
+        return kept[1]
 
     def __getitem__(self, path: str) -> _Env:
-        return _Env(self.envs[path], self)
+        return self.view(self.envs[path])
 
     def get(self, path: str, default: Any = None) -> Any:
         env = self.envs.get(path)
-        return default if env is None else _Env(env, self)
+        return default if env is None else self.view(env)
 
     def __setitem__(self, path: str, env: ModuleEnv) -> None:
         self.envs[path] = env
@@ -139,6 +172,7 @@ class Recording:
         return path in self.envs
 
     def pop(self, path: str, default: Any = None) -> Any:
+        self._envs.pop(path, None)
         return self.envs.pop(path, default)
 
 

@@ -30,6 +30,7 @@ from ..limits import depth_errors, headroom
 from ..resolver import ModuleEnv
 from ..typecheck import BodyChecker
 from .deps import Reads, Recording
+from .memo import FnMemo
 from .reparse import _NOISE
 
 _ALIAS_USE = re.compile(r"(?<![A-Za-z0-9_])([A-Za-z_][A-Za-z0-9_]*)\s*::")
@@ -44,6 +45,8 @@ def recheck_bodies(
     text: str,
     rec: Recording | None = None,
     reads: Reads | None = None,
+    memo: FnMemo | None = None,
+    stale: set[str] | None = None,
 ) -> list[Diagnostic] | None:
     """The module's diagnostics after checking only its changed bodies, or
     None when the whole module must be checked (see the module docstring)."""
@@ -64,7 +67,7 @@ def recheck_bodies(
     for _, y in changed:
         if depth_errors(n.Module(module.path, [y])):
             return None
-    return _recheck(env, changed, old_diags, rec, reads)
+    return _recheck(env, changed, old_diags, rec, reads, memo, stale)
 
 
 def recheck_fns(
@@ -73,17 +76,21 @@ def recheck_fns(
     old_diags: list[Diagnostic],
     rec: Recording | None = None,
     reads: Reads | None = None,
+    memo: FnMemo | None = None,
+    stale: set[str] | None = None,
 ) -> list[Diagnostic] | None:
     """The module's diagnostics after checking again the bodies of the fns
     `names` as they are (what they read elsewhere changed: deps.py), or None
-    when one of them is not a fn."""
+    when one of them is not a fn. A body whose reads are again what a kept
+    check of it saw (memo.py) takes that check's diagnostics and is named in
+    `stale`: its expressions' types are checked again when next read."""
     pairs = []
     for name in sorted(names):
         sym = env.items.get(name)
         if sym is None or sym.kind != "fn":
             return None
         pairs.append((sym.node, sym.node))
-    return _recheck(env, pairs, old_diags, rec, reads)
+    return _recheck(env, pairs, old_diags, rec, reads, memo, stale)
 
 
 def _recheck(
@@ -92,6 +99,8 @@ def _recheck(
     old_diags: list[Diagnostic],
     rec: Recording | None,
     reads: Reads | None,
+    memo: FnMemo | None = None,
+    stale: set[str] | None = None,
 ) -> list[Diagnostic] | None:
     """Check each pair's new body in the old one's place (see the docstring)."""
     for x, y in pairs:
@@ -111,16 +120,46 @@ def _recheck(
                 if x.ret is not None:
                     _copy_types(x.ret, y.ret)
                 sym.node = y
+                found = memo.find(env, y) if memo is not None and x is y else None
+                if found is not None and reads is not None and stale is not None:
+                    env.diags.extend(found[0])
+                    reads[y.name] = set(found[1])
+                    stale.add(y.name)
+                    continue
                 if rec is not None and reads is not None:
-                    rec.reads, rec.current = reads, y.name
                     reads[y.name] = set()
+                    rec.enter(y.name, reads)
+                if memo is not None and x is not y:
+                    memo.forget(env, x)  # the body the edit replaced
+                first = len(env.diags)
                 checker.check_fn(sym)
+                if stale is not None:
+                    stale.discard(y.name)
+                if memo is not None and reads is not None:
+                    memo.keep(env, y, reads[y.name], env.diags[first:])
         fresh = env.diags
     finally:
         env.diags = saved
     out = kept + fresh
     out.sort(key=lambda d: (d.span.line, d.span.col) if d.span is not None else (0, 0))
     return out
+
+
+def annotate(env: ModuleEnv, names: set[str], rec: Recording) -> None:
+    """Check the bodies of the fns `names` again for what the check writes
+    on their trees (each expression's type and reference) alone: their
+    diagnostics and reads are known already (memo.py)."""
+    saved, env.diags = env.diags, []
+    try:
+        with headroom():
+            checker = BodyChecker(env)
+            rec.enter("<annotate>", {})  # reads known already: noted nowhere that counts
+            for name in sorted(names):
+                sym = env.items.get(name)
+                if sym is not None and sym.kind == "fn":
+                    checker.check_fn(sym)
+    finally:
+        env.diags = saved
 
 
 def _same_header(x: n.FnDecl, y: n.FnDecl) -> bool:

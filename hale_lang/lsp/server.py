@@ -13,9 +13,9 @@ A diagnostic carries its code, its help line, the span of an earlier
 definition where it names one, and, for a "did you mean", a quick fix (an
 unused variable's fix adds a `_`). On a genome's first open and on each
 save, the organization's own admission runs as well (the catalog's and the
-budget's refusals: Genome.admit). A buffer with no file (`untitled:`)
-joins the workspace's genome under `untitled/`. Rename, signature help and
-workspace symbols are edit.py's.
+budget's refusals: Genome.admit, with the check the host hands `serve`). A
+buffer with no file (`untitled:`) joins the workspace's genome under
+`untitled/`. Rename, signature help and workspace symbols are edit.py's.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from ..diagnostics import Diagnostic, HaleError, Span
 from ..formatter import format_source
 from ..roots import genome_root
 from . import edit, navigate
-from .analysis import Genome
+from .analysis import Admission, Genome
 from .complete import complete
 
 _DID_YOU_MEAN = re.compile(r"did you mean `([^`]+)`\?")
@@ -71,6 +71,8 @@ class HaleServer(LanguageServer):
 
         super().__init__("hale", version("hale"))
         self.genomes: dict[Path, Genome] = {}
+        self.admission: Admission | None = None  # the host's (`serve`)
+        self._lines: dict[str, tuple[str, list[str]]] = {}  # path -> (text, its lines)
 
     def locate(self, uri: str) -> tuple[Genome, str] | None:
         """The genome a document belongs to, and its module path there. A
@@ -96,7 +98,7 @@ class HaleServer(LanguageServer):
         root = genome_root(file).resolve()
         genome = self.genomes.get(root)
         if genome is None:
-            genome = self.genomes[root] = Genome(root)
+            genome = self.genomes[root] = Genome(root, self.admission)
         return genome
 
     @property
@@ -104,13 +106,20 @@ class HaleServer(LanguageServer):
         return self.workspace.position_codec
 
     def lines(self, genome: Genome, path: str) -> list[str]:
-        """The text a module's spans refer to, as lines."""
-        return genome.text(path).splitlines()
+        """The text a module's spans refer to, as lines (split once per text:
+        a refresh may publish hundreds of diagnostics of one module)."""
+        text = genome.text(path)
+        kept = self._lines.get(path)
+        if kept is None or kept[0] is not text:
+            kept = self._lines[path] = (text, text.splitlines())
+        return kept[1]
 
     def range(self, genome: Genome, span: Span) -> t.Range:
         lines = self.lines(genome, span.path)
         start = t.Position(span.line - 1, span.col - 1)
         end = t.Position(span.end_line - 1, span.end_col - 1)
+        if end.line < len(lines) and lines[start.line].isascii() and lines[end.line].isascii():
+            return t.Range(start, end)  # a code point is one unit in UTF-8, -16 and -32
         return self.codec.range_to_client_units(lines, t.Range(start, end))
 
     def location(self, genome: Genome, span: Span) -> t.Location:
@@ -402,6 +411,9 @@ def workspace_symbol(ls: HaleServer, params: t.WorkspaceSymbolParams) -> list[t.
     return out
 
 
-def serve() -> None:
-    """Speak LSP on stdin and stdout until the client says exit."""
+def serve(admission: Admission | None = None) -> None:
+    """Speak LSP on stdin and stdout until the client says exit; `admission`
+    is the host's check of a genome root (the catalog's and the budget's
+    refusals, shown as diagnostics on open and save), None for none."""
+    server.admission = admission
     server.start_io()

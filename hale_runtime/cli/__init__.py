@@ -104,6 +104,9 @@ def hale() -> None:
 @hale.group(cls=DnaGroup, lazy=DNA_COMMANDS)
 def dna() -> None:
     """Run and inspect the organism of the project you are in."""
+    from hale_runtime.cli.progress import install
+
+    install()  # the record read from git at length shows a bar on a terminal
 
 
 def main() -> None:

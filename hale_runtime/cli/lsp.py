@@ -2,6 +2,9 @@
 
 An editor starts it and speaks LSP on its stdin and stdout
 (docs/editors.md); it serves every genome whose files the editor opens.
+The organization's admission (the catalog's and the budget's refusals) is
+the runtime's, handed to the server here: hale_lang does not import
+hale_runtime.
 """
 
 from __future__ import annotations
@@ -23,5 +26,6 @@ def lsp(stdio: bool) -> None:
     if missing("lsp"):
         fail(missing("lsp"))
     from hale_lang.lsp.server import serve
+    from hale_runtime.catalog.admission import organization_diagnostics
 
-    serve()
+    serve(admission=organization_diagnostics)

@@ -30,6 +30,13 @@ shape again (a child task nests the same way). Exit codes: 0 ok, 1 refused
 or failed (one line on stderr naming the fix), 2 usage, 3 the body lease is
 held elsewhere, 75 the genome moved.
 
+Work that runs past two seconds (`simulate`, the record read from git at
+length: a fresh clone, an index rebuilt; `sync`, `upgrade`) draws a progress
+bar on stderr when stderr is a terminal, with its share done where the
+total is known; `HALE_PROGRESS_AFTER` (seconds) changes the delay. Nothing
+is drawn when stderr is a pipe or a file, so `--json` and scripts read clean
+output.
+
 ## Putting `hale` on PATH
 
 `scripts/main` (or `bash scripts/venv`) installs hale into the checkout's

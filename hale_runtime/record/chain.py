@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING
 import pygit2
 
 from hale_lang.gc_pause import collector_paused
+from hale_runtime.long_work import Told, steps
 from hale_runtime.record import kinds as row_kinds
 from hale_runtime.record import store
 from hale_runtime.record.errors import RecordError
@@ -49,6 +50,7 @@ PERSIST_BACKLOG = 64  # stamped commits the tail may hold before they move into 
 PERSIST_ROWS = 20_000  # ... or stamped rows
 PERSIST_READ = 1_000  # ... or this many were just decoded from git (others' rows)
 READ_CHUNK = 256  # commits read from git at a time when the chain grew a lot
+SHOW_FROM = 100  # commits to read from which the work is told to long_work (a bar)
 PENDING = "pending"  # the name of the held rows' commit until it is written (no hex is)
 _new = tuple.__new__  # a Row from a full tuple, without NamedTuple's argument parsing
 
@@ -157,11 +159,17 @@ class Chain:
             self.repo, tip, lambda h: known(h) is not None, store.RECORD_REF
         )
         self._cut(known(hit) + 1 if hit is not None else 0)  # type: ignore[operator]
+        # many commits (a fresh clone, an index rebuilt): a bar on a terminal (long_work.py)
+        with steps("reading the record", len(found) if len(found) >= SHOW_FROM else 0) as told:
+            self._read(found, told)
+
+    def _read(self, found: list[tuple[str, str | None]], told: Told) -> None:
         for at in range(0, len(found), READ_CHUNK):
-            for hexid, _ in found[at : at + READ_CHUNK]:
+            for i, (hexid, _) in enumerate(found[at : at + READ_CHUNK], at + 1):
                 oid = pygit2.Oid(hex=hexid)
                 parent_hex, content = store.commit_content(self.repo, oid, store.RECORD_REF)
                 self._add_read(hexid, parent_hex, rows_in(hexid, content, store.RECORD_REF))
+                told(i)
             self._persist(upto_tip=pygit2.Oid(hex=found[min(at + READ_CHUNK, len(found)) - 1][0]))
 
     def _load(self) -> None:
