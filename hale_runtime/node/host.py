@@ -46,6 +46,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from hale_runtime import figures
 from hale_runtime.ledger.keeper import STEMS as LEDGER_STEMS
 from hale_runtime.ledger.keeper import LedgerHeld, LedgerKeeper
 from hale_runtime.memory import MemoryFailed, open_memory
@@ -228,7 +229,9 @@ class Host:
     def loop(self, wake: int) -> None:
         next_tick = time.monotonic()
         while not self.stopping:
+            began = time.monotonic()
             self.tick()
+            figures.note("tick", ms=round((time.monotonic() - began) * 1000))
             next_tick = max(next_tick + self.settings.tick_s, time.monotonic())
             delay = next_tick - time.monotonic()
             if delay > 0 and select.select([wake], [], [], delay)[0]:

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 
 import pygit2
 
-from hale_runtime import durability
+from hale_runtime import durability, figures
 from hale_runtime.record import protected, receipts, store
 from hale_runtime.record.chain import tracking_ref
 from hale_runtime.record.errors import RecordError
@@ -71,6 +71,7 @@ def sync(record: Record) -> SyncReport:
     repo = record.repo
     before = record.cursor()
     refusal = "the local chain kept moving"
+    started, rejected = time.monotonic(), 0
     for round_no in range(1, MAX_ROUNDS + 1):
         heads = _heads(repo, name)
         bodies = _wanted_protected(record, heads)
@@ -85,6 +86,7 @@ def sync(record: Record) -> SyncReport:
         sent = _unheld(record, theirs)
         refusal = _push(repo, name, tip) if sent and tip is not None else None
         if refusal:
+            rejected += 1
             time.sleep(random.uniform(0.0, 0.02 * round_no))
             continue
         if tip is not None and tip != theirs:
@@ -93,7 +95,10 @@ def sync(record: Record) -> SyncReport:
         _exchange_protected(record, name, heads)
         # a rebase keeps every row it moves (same ids), so what grew was received
         received = record.cursor() - before
+        ms = round((time.monotonic() - started) * 1000)
+        figures.note("sync", sent=sent, rounds=round_no, rejected=rejected, ms=ms)
         return SyncReport(name, sent, received, round_no)
+    figures.note("sync", sent=0, rounds=MAX_ROUNDS, rejected=rejected, failed=True)
     raise RecordError(
         f"sync: {store.RECORD_REF} at {name} refused {MAX_ROUNDS} rounds; last: {refusal}"
     )
