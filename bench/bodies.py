@@ -165,13 +165,17 @@ def run(n: int, args: argparse.Namespace, tmp: Path, server_dsn: str) -> Figures
             stop(proc)
     record = Record.open(clone(forge, tmp / "reader"))
     record.sync()
-    holders = {r.key.removeprefix("node/"): r.body.get("owner") for r in record.rows(kind="node.started")}
+    holders = {
+        r.key.removeprefix("node/"): r.body.get("owner") for r in record.rows(kind="node.started")
+    }
     asks = {r.key: r.at for r in record.rows(kind="intent.requested")}
     answered = [r for r in record.rows(kind="intent.offered") if r.key in asks]
     offered = [r for r in answered if r.at <= ended_ms]
     waits = [(r.at - asks[r.key]) / 1000 for r in offered]
     per_body = Counter(str(holders.get(r.who, r.who)) for r in offered)
-    facts = [json.loads(line) for line in figures.read_text().splitlines()] if figures.exists() else []
+    facts = (
+        [json.loads(line) for line in figures.read_text().splitlines()] if figures.exists() else []
+    )
     syncs = [f for f in facts if f["what"] == "sync"]
     ticks = [f["ms"] / 1000 for f in facts if f["what"] == "tick"]
     import psycopg

@@ -110,7 +110,7 @@ class Host:
             self.owner,
         )
         self.token = 0
-        self.relay = Relay()
+        self.relay = Relay(self.owner)
         self.heads: list[Callable[[list[Row]], None]] = []  # step 7's hook
         self.fence = self.org = None
         self.served: genome.Genome | None = None

@@ -17,19 +17,44 @@ request that does not fit its kind is never relayed (the record leaves it
 out). A `row.quarantined` row changes nothing here: it records a verdict the
 organization reached from the rows themselves, and makes none (a row one
 names is judged by its own content and signature, as every reader judges it).
+
+Over a shared record each body relays what is its own, on its owner's
+subject (`owner.<name>.<kind>`, `owner_subject`), and its organization
+hears only that prefix: an ask (`intent.requested`) goes out from the body
+of the organization that admits it (the owner the record names for the
+position it is for, else the asker's: owners.py), and from no other body;
+an ask owned by no organization is relayed by none. A request the relay
+cannot place (an attempt's, a cancel's) each body relays to its own
+organization only, which answers or leaves it by the task's owner. So each
+message is heard once: nerves traffic grows with the asks, not with the
+bodies squared (every host relaying every ask to every organization).
 """
 
 from __future__ import annotations
 
+import hashlib
+import re
 from typing import Any
 
 from hale_runtime.nerves import Nerves, check_subject
-from hale_runtime.record import Record, Row
+from hale_runtime.owners import filled_position
+from hale_runtime.record import Record, Row, kinds
 from hale_runtime.seen import Seen
 
 REQUESTED = "requested"
 ANSWERS = ("answered", "refused", "offered", "admitted", "done", "failed")
 SEPARATORS = "._"  # `intent.requested`, and `workflow.cancel_requested` as the seed names it
+WORD = re.compile(r"[a-z0-9]+(?:[_-][a-z0-9]+)*")
+LEADER = "position:leader"
+
+
+def owner_subject(owner: str | None) -> str:
+    """The subject prefix of an owner's relays ("" for a body without an owner): its
+    name when it is one subject word, else a digest of it."""
+    if not owner:
+        return ""
+    word = owner if WORD.fullmatch(owner) else "x" + hashlib.sha256(owner.encode()).hexdigest()[:16]
+    return f"owner.{word}."
 
 
 def stem_of(kind: str, endings: tuple[str, ...]) -> str:
@@ -55,16 +80,23 @@ def message_of(row: Row) -> dict[str, Any]:
 
 
 class Relay:
-    def __init__(self) -> None:
+    def __init__(self, owner: str | None = None) -> None:
+        self.owner = owner or None  # the body's owner over a shared record
+        self.prefix = owner_subject(owner)
         self.stable = 0  # rows up to here are stamped and already read
         self.pending: dict[tuple[str, str], Row] = {}
         self.answered = Seen()  # "<stem> <key>" of every answer read
+        self.positions: dict[str, str] = {}  # position -> the owner the record names
         self.skipped: set[str] = set()  # kinds that are not subjects (reported once)
 
     def read(self, record: Record) -> None:
         """Take in the rows since the last read."""
-        kinds = [k for k in record.kinds() if request_stem(k) or answer_stem(k)]
-        for row in record.scan(self.stable, kinds):
+        wanted = [k for k in record.kinds() if request_stem(k) or answer_stem(k)]
+        for row in record.scan(self.stable, [*wanted, kinds.POSITION_FILLED]):
+            if row.kind == kinds.POSITION_FILLED:
+                if row.body.get("owner"):
+                    self.positions[filled_position(row.key, row.body)] = str(row.body["owner"])
+                continue
             stem = request_stem(row.kind)
             if stem:
                 if f"{stem} {row.key}" not in self.answered:
@@ -75,8 +107,17 @@ class Relay:
                 self.pending.pop((stem, row.key), None)
         self.stable = record.stamped_count()
 
+    def ours(self, row: Row) -> bool:
+        """Whether this body relays the request: without an owner, every one; with
+        one, an ask only when its owner is this body's (the intake's rule)."""
+        if self.owner is None or row.kind != kinds.INTENT_REQUESTED:
+            return True
+        to = str(row.body.get("to") or "")
+        position = (to if to.startswith("position:") else f"position:{to}") if to else LEADER
+        return (self.positions.get(position) or str(row.body.get("owner") or "")) == self.owner
+
     def relay(self, record: Record, nerves: Nerves) -> int:
-        """Publish every unanswered request; how many were sent."""
+        """Publish every unanswered request that is this body's; how many were sent."""
         self.read(record)
         sent = 0
         for row in list(self.pending.values()):
@@ -85,6 +126,7 @@ class Relay:
             except ValueError:
                 self.skipped.add(row.kind)
                 continue
-            nerves.publish(row.kind, message_of(row))
-            sent += 1
+            if self.ours(row):
+                nerves.publish(self.prefix + row.kind, message_of(row))
+                sent += 1
         return sent
