@@ -33,8 +33,9 @@ one ask.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import Executor, Future, ThreadPoolExecutor, wait
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -53,6 +54,7 @@ PLAN_TTL_S = 300.0
 OFFERED, REFUSED = kinds.INTENT_OFFERED, kinds.INTENT_REFUSED
 GATE = "refused: the Board's gate admits no empty ask"
 SPINE = (NervesFailed, MemoryFailed, Fenced, RecordError)  # what stops the organization
+BATCH = 200  # asks answered in one round at most: the rest wait for the next push
 WORD_WAIT_S = 0.2  # how long a round waits for the Leader's words before pushing without them
 
 
@@ -100,6 +102,7 @@ class Intake:
         self.releasing: list[tuple[str, Grant, bool]] = []  # claims to give back once pushed
         self.dirty = False  # a word was journaled: the round's push carries it
         self.poison: dict[str, tuple[str, str]] = {}  # ask rows whose answering raised
+        self.out: list[tuple[str, str, dict[str, Any]]] | None = None  # a batch's rows
 
     # ---- the fold ----------------------------------------------------------------
 
@@ -216,7 +219,7 @@ class Intake:
                 )
             return said
         self.read()
-        with self.record.held():
+        with self._batch():
             for ask, grant, row in claimed:
                 if ask.intent in self.answered:  # another body answered and pushed it
                     self.memory.release(f"plan/{ask.intent}", self.holder, grant.token)
@@ -232,6 +235,29 @@ class Intake:
                         self.poison[row] = (kinds.INTENT_REQUESTED, one_line(error))
             self._await_words()
         return said
+
+    @contextmanager
+    def _batch(self) -> Iterator[None]:
+        """The rows the intake writes inside go out as one append (one fdatasync, one
+        commit), and the engine then runs once for every admission made inside."""
+        if self.out is not None:
+            yield
+            return
+        self.out = []
+        try:
+            yield
+        finally:
+            out, self.out = self.out, None
+            with self.record.held():
+                if out:
+                    self.record.append_many(out)
+                self.engine.pump()
+
+    def _append(self, kind: str, key: str, body: dict[str, Any]) -> None:
+        if self.out is not None:
+            self.out.append((kind, key, body))
+        else:
+            self.record.append(kind, key, body)
 
     def take_poison(self) -> dict[str, tuple[str, str]]:
         """The ask rows whose answering raised (the organization quarantines them)."""
@@ -258,7 +284,8 @@ class Intake:
     def tick(self) -> list[str]:
         """Answer the asks heard this round (one batch), finish every planning whose
         word has come, and push it all once; what became of each planning."""
-        heard, self.heard = list(self.heard.values()), {}
+        taken = list(self.heard)[:BATCH]
+        heard = [self.heard.pop(intent) for intent in taken]
         for said in self.offer_many(heard).values() if heard else ():
             self._said(said)
         late, waiting = [], []
@@ -266,7 +293,7 @@ class Intake:
             (late if p.future.done() else waiting).append(p)
         self.late = waiting
         done = [i for i, p in self.planning.items() if p.future.done()]
-        with self.record.held():
+        with self._batch():
             finished = [self._finish(p) for p in late + [self.planning.pop(i) for i in done]]
         self.flush()
         return finished
@@ -288,11 +315,12 @@ class Intake:
         releasing, self.releasing, self.dirty = self.releasing, [], False
         if not self._pushed():
             return
-        for key, grant, with_row in releasing:
-            if with_row:
-                self._release(key, grant)
-            else:
-                self.memory.release(key, self.holder, grant.token)
+        with self._batch():  # the release rows: one append, with the next push
+            for key, grant, with_row in releasing:
+                if with_row:
+                    self._release(key, grant)
+                else:
+                    self.memory.release(key, self.holder, grant.token)
 
     def _still_planning(self, intent: str) -> bool:
         """Whether our claim on the planning is live; an expired one's word is late."""
@@ -309,7 +337,7 @@ class Intake:
     def _plan(self, ask: Ask, grant: Grant, granted: int) -> str:
         key = f"plan/{ask.intent}"
         body = {"holder": self.holder, "token": grant.token, "until": grant.until}
-        self.record.append(kinds.CLAIM_TAKEN, key, body)
+        self._append(kinds.CLAIM_TAKEN, key, body)
         if ask.intent in self.words:  # a previous holder's word is in the record
             future: Future = Future()
             future.set_result(None)
@@ -361,13 +389,13 @@ class Intake:
         call = ModelCall(f"plan/{ask.intent}#{grant.token}", self.provider.name, micros, answer)
         self.engine.state.budget.note(self.engine.clock(), micros, call.call)
         body = {"call": call.call, "model": call.model, "micros": micros, "answer": answer}
-        self.record.append(kinds.MODEL_CALLED, f"plan/{ask.intent}", body)
+        self._append(kinds.MODEL_CALLED, f"plan/{ask.intent}", body)
         self.words[ask.intent] = answer
         self.dirty = True  # the word travels with the round's push: a later holder binds it
 
     def _release(self, key: str, grant: Grant) -> None:
         if self.memory.release(key, self.holder, grant.token):
-            self.record.append(kinds.CLAIM_RELEASED, key, {"holder": self.holder})
+            self._append(kinds.CLAIM_RELEASED, key, {"holder": self.holder})
 
     # ---- answering -----------------------------------------------------------------
 
@@ -376,7 +404,7 @@ class Intake:
         return self.engine.state.budget.admit(self.engine.ceiling, self.engine.clock())
 
     def _refuse(self, ask: Ask, reason: str) -> str:
-        self.record.append(REFUSED, ask.intent, {"reason": reason})
+        self._append(REFUSED, ask.intent, {"reason": reason})
         self.answered.add(ask.intent)
         return reason
 
@@ -396,7 +424,8 @@ class Intake:
         d = bound.definition
         self.engine.emit(OFFERED, ask.intent, {"definition": f"{d.id}@{d.rev}", **decision.body})
         admitted = self.engine.admit(bound, ask.intent, ask.by or ask.intent, inputs)
-        self.engine.pump()
+        if self.out is None:  # in a batch, the engine runs once for all (`_batch`)
+            self.engine.pump()
         self.answered.add(ask.intent)
         return f"offered: {admitted.task}"
 

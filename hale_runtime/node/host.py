@@ -62,7 +62,7 @@ from hale_runtime.node.lease import OWNER_ENV, BodyLease, Lease, LeaseHeld, Leas
 from hale_runtime.node.maintenance import Maintenance
 from hale_runtime.node.projection import ProjectionDiverged, project
 from hale_runtime.node.quarantine import Quarantine
-from hale_runtime.node.relay import Relay
+from hale_runtime.node.relay import RESEND_S, Relay
 from hale_runtime.node.settings import Settings
 from hale_runtime.node.syncing import sync as locked_sync
 from hale_runtime.record import Record, RecordError, Row, kinds, protected
@@ -110,7 +110,7 @@ class Host:
             self.owner,
         )
         self.token = 0
-        self.relay = Relay(self.owner)
+        self.relay = Relay(self.owner, RESEND_S)
         self.heads: list[Callable[[list[Row]], None]] = []  # step 7's hook
         self.fence = self.org = None
         self.served: genome.Genome | None = None

@@ -9,10 +9,13 @@ the rows read since the last tick: stamped rows are read once (they never
 move), the unstamped tail again each tick (a sync may rebase it). It reads
 only rows of request and answer kinds (through the record's index by kind),
 and keeps the answers seen as a compact `Seen`, so a node starting on a
-record of a million asks reads what it must and holds 8 bytes an answer. Every tick
-each unanswered request is published under its kind as subject, so a relay
-lost with a dying organization comes back on the next tick; the
-organization admits a request once by its id whatever the repeats. A
+record of a million asks reads what it must and holds 8 bytes an answer.
+Each unanswered request is published under its kind as subject when first
+read, and again every `resend_s` while it stays unanswered (the host: every
+RESEND_S), so a relay lost with a dying organization, or one it could not
+answer yet (a claim held elsewhere), comes back, while a queue of asks is
+not sent again on every tick; the organization admits a request once by its
+id whatever the repeats. A
 request that does not fit its kind is never relayed (the record leaves it
 out). A `row.quarantined` row changes nothing here: it records a verdict the
 organization reached from the rows themselves, and makes none (a row one
@@ -34,6 +37,8 @@ from __future__ import annotations
 
 import hashlib
 import re
+import time
+from collections.abc import Callable
 from typing import Any
 
 from hale_runtime.nerves import Nerves, check_subject
@@ -46,6 +51,7 @@ ANSWERS = ("answered", "refused", "offered", "admitted", "done", "failed")
 SEPARATORS = "._"  # `intent.requested`, and `workflow.cancel_requested` as the seed names it
 WORD = re.compile(r"[a-z0-9]+(?:[_-][a-z0-9]+)*")
 LEADER = "position:leader"
+RESEND_S = 5.0  # how long an unanswered request waits before it is relayed again
 
 
 def owner_subject(owner: str | None) -> str:
@@ -80,8 +86,11 @@ def message_of(row: Row) -> dict[str, Any]:
 
 
 class Relay:
-    def __init__(self, owner: str | None = None) -> None:
+    def __init__(self, owner: str | None = None, resend_s: float = 0.0,
+                 clock: Callable[[], float] = time.monotonic) -> None:  # fmt: skip
         self.owner = owner or None  # the body's owner over a shared record
+        self.resend_s, self.clock = resend_s, clock
+        self.sent: dict[str, float] = {}  # row id -> when it was last relayed
         self.prefix = owner_subject(owner)
         self.stable = 0  # rows up to here are stamped and already read
         self.pending: dict[tuple[str, str], Row] = {}
@@ -104,7 +113,9 @@ class Relay:
             else:
                 stem = answer_stem(row.kind)
                 self.answered.add(f"{stem} {row.key}")
-                self.pending.pop((stem, row.key), None)
+                done = self.pending.pop((stem, row.key), None)
+                if done is not None:
+                    self.sent.pop(done.id, None)
         self.stable = record.stamped_count()
 
     def ours(self, row: Row) -> bool:
@@ -119,8 +130,10 @@ class Relay:
     def relay(self, record: Record, nerves: Nerves) -> int:
         """Publish every unanswered request that is this body's; how many were sent."""
         self.read(record)
-        sent = 0
+        sent, now = 0, self.clock()
         for row in list(self.pending.values()):
+            if now - self.sent.get(row.id, -1e18) < self.resend_s:
+                continue
             try:
                 check_subject(row.kind)
             except ValueError:
@@ -128,5 +141,6 @@ class Relay:
                 continue
             if self.ours(row):
                 nerves.publish(self.prefix + row.kind, message_of(row))
+                self.sent[row.id] = now
                 sent += 1
         return sent
