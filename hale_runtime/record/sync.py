@@ -13,7 +13,7 @@ from the value the push saw, a compare-and-swap at any remote, bare or not
 fast-forward apart from its write). A rejection starts the round again
 after a jittered backoff that doubles each round (full jitter, 10 ms up to
 half a second), so bodies that lost a race spread out instead of meeting
-again at once; the rounds are bounded by time (HALE_DNA_SYNC_BUDGET, 10 s:
+again at once; the rounds are bounded by time (HALE_DNA_SYNC_BUDGET, 20 s:
 well inside a lease), not by a count, so a body under contention keeps
 trying while it still may and gives up in time. Any other failure is a
 RecordError, and the rows stay here for the next sync. `sync(record,
@@ -46,7 +46,7 @@ if TYPE_CHECKING:
     from hale_runtime.record.record import Record
 
 MAX_ROUNDS = 10_000  # a guard: the time budget ends the rounds first
-SYNC_BUDGET_S = float(os.environ.get("HALE_DNA_SYNC_BUDGET", "10"))
+SYNC_BUDGET_S = float(os.environ.get("HALE_DNA_SYNC_BUDGET", "20"))  # inside a 30 s lease
 BACKOFF_MIN_S, BACKOFF_MAX_S = 0.01, 0.5
 GIT_TIMEOUT_S = float(os.environ.get("HALE_DNA_GIT_TIMEOUT", "30"))
 REJECTIONS = ("rejected", "fetch first", "non-fast-forward", "stale info", "lock")

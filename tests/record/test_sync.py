@@ -209,4 +209,4 @@ def test_a_rejected_push_backs_off_jittered_and_bounded() -> None:
         waits = [sync_module.backoff_s(rejected, rng) for _ in range(50)]
         assert all(0.0 <= w <= cap for w in waits)
         assert len(set(waits)) == 50  # jittered: no two losers wait alike
-    assert sync_module.SYNC_BUDGET_S <= 10.0  # well inside a lease (30 s by default)
+    assert sync_module.SYNC_BUDGET_S < 30.0  # inside a lease (30 s by default)
