@@ -33,12 +33,14 @@ one ask.
 from __future__ import annotations
 
 import sys
+import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import Executor, Future, ThreadPoolExecutor, wait
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
+from hale_runtime import figures
 from hale_runtime.asks.leader import Ask, Brief, Decision, decide, parse, prompt
 from hale_runtime.engine.plan import check_inputs
 from hale_runtime.errors import one_line
@@ -286,8 +288,11 @@ class Intake:
         word has come, and push it all once; what became of each planning."""
         taken = list(self.heard)[:BATCH]
         heard = [self.heard.pop(intent) for intent in taken]
+        began = time.monotonic()
         for said in self.offer_many(heard).values() if heard else ():
             self._said(said)
+        if heard:
+            figures.note("round", asks=len(heard), ms=round((time.monotonic() - began) * 1000))
         late, waiting = [], []
         for p in self.late:
             (late if p.future.done() else waiting).append(p)
