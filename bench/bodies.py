@@ -6,7 +6,9 @@ Setup, for each N in --bodies (1, 2, 4): a bare remote holding the genome
 (`hale dna run` with HALE_DNA_OWNER o0…) in clones of their own. One asker
 clone per owner appends planned asks for its owner at --rate asks a second
 in all (--unplanned: `--judgment` asks, admitted without the Leader), and
-syncs them, for --seconds. The nodes then stop and a fresh clone reads the
+syncs them every --push-every seconds (1 s: an asker pushing faster than
+an organization's round takes wins every push race against it), for
+--seconds. The nodes then stop and a fresh clone reads the
 record.
 
 Printed per N: asks/s admitted (whole record, and per body), p50/p95 from
@@ -16,7 +18,7 @@ machine), asks left unanswered, pushes rejected and syncs that gave up
 messages (memory's `nerves` table) and the host's tick p95.
 
     .venv/bin/python bench/bodies.py [--bodies 1,2,4] [--seconds 30] [--rate 150]
-                                     [--unplanned] [--keep]
+                                     [--unplanned] [--push-every 1] [--keep]
 """
 
 from __future__ import annotations
@@ -48,7 +50,7 @@ TIMINGS = {
     "HALE_DNA_GIT_TIMEOUT": "10",
     "HALE_DNA_STOP_GRACE": "3",
 }
-STEP_S = 0.25  # how often each asker writes and pushes its share
+STEP_S = 1.0  # how often each asker writes and pushes its share (--push-every)
 
 
 @dataclass
@@ -105,9 +107,11 @@ def create_database(server_dsn: str, name: str) -> str:
     return server_dsn.rsplit("/", 1)[0] + f"/{name}"
 
 
-def feed(askers: dict[str, Record], rate: float, seconds: float, judgment: bool) -> int:
+def feed(
+    askers: dict[str, Record], rate: float, seconds: float, judgment: bool, step_s: float = STEP_S
+) -> int:
     """Each asker, on a thread of its own, writes what its share of `rate` owes by
-    now every STEP_S and pushes it; how many were asked in all."""
+    now every `step_s` and pushes it; how many were asked in all."""
     share, begun = rate / len(askers), time.monotonic()
     asked = dict.fromkeys(askers, 0)
 
@@ -124,7 +128,7 @@ def feed(askers: dict[str, Record], rate: float, seconds: float, judgment: bool)
                 record.sync()
             except RecordError as error:
                 print(f"  asker {owner}: {error}", file=sys.stderr)
-            time.sleep(STEP_S)
+            time.sleep(step_s)
 
     threads = [threading.Thread(target=ask, args=item) for item in askers.items()]
     for thread in threads:
@@ -158,7 +162,7 @@ def run(n: int, args: argparse.Namespace, tmp: Path, server_dsn: str) -> Figures
             wait_running(roots[o], o)
         askers = {o: Record.open(clone(forge, tmp / f"asker-{o}")) for o in owners}
         began_ms = int(time.time() * 1000)
-        asked = feed(askers, args.rate, args.seconds, args.unplanned)
+        asked = feed(askers, args.rate, args.seconds, args.unplanned, args.push_every)
         ended_ms = int(time.time() * 1000)
     finally:
         for proc in procs.values():
@@ -210,6 +214,8 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=30.0)
     parser.add_argument("--rate", type=float, default=150.0, help="asks a second, all askers")
     parser.add_argument("--unplanned", action="store_true", help="--judgment asks (no Leader)")
+    parser.add_argument("--push-every", type=float, default=STEP_S,
+                        help="seconds between an asker's pushes")  # fmt: skip
     parser.add_argument("--keep", action="store_true")
     args = parser.parse_args()
     server = start_postgres()
