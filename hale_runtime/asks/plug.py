@@ -6,7 +6,8 @@ provider and the HTTP service (performers/http_service.py) when the
 environment configures them. `plug(org, genome)` then builds the intake
 (whether the Leader plans, the Leader's brief, the owner) and the Settler
 over the organization's record, memory and engine, restores them from the
-checkpoint the organization resumed from, and subscribes IntentRequested,
+checkpoint the organization resumed from, and subscribes IntentRequested
+(heard in the round, answered as one batch on the intake's tick),
 AttemptAllowanceRequested, AttemptOutcomeRequested and
 WorkflowCancelRequested (the Canceller, engine/cancel.py). The Leader's
 words that come back are finished on each tick.
@@ -46,7 +47,7 @@ def plug(org: Any, genome: OrgGenome) -> Intake:
     intake = Intake(
         org.record, org.memory, engine, org.catalog,
         leader=genome.leader, brief=brief, provider=engine.performers.provider,
-        holder=org.holder, owner=owner, plan_ttl_s=org.settings.claim_ttl_s, sync=org.sync,
+        holder=org.holder, owner=owner, plan_ttl_s=org.settings.claim_ttl_s, sync=org.sync, pull=org.pull,
     )  # fmt: skip
     settler = Settler(org.record, engine, owner=owner)
     for name, fold in (("intake", intake), ("settler", settler)):
@@ -54,10 +55,11 @@ def plug(org: Any, genome: OrgGenome) -> Intake:
         if resumed is not None:
             fold.restore(*resumed)
         org.folds[name] = fold
-    org.dispatcher.on("IntentRequested", intake.on_intent_requested)
+    org.dispatcher.on("IntentRequested", intake.hear)  # answered in one batch a round (tick)
     org.dispatcher.on("AttemptAllowanceRequested", settler.on_allowance_requested)
     org.dispatcher.on("AttemptOutcomeRequested", settler.on_outcome_requested)
     canceller = Canceller(org.record, engine, not_ours=settler.not_ours)
     org.dispatcher.on("WorkflowCancelRequested", canceller.on_cancel_requested)
     org.tickers.append(intake.tick)
+    org.appliers.append(intake)
     return intake

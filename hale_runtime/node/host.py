@@ -25,6 +25,9 @@ Then, once every `tick_s`, the seven steps of a node, in order:
      naming its instance (instance.py);
      then, in the background, keep the git store packed (maintenance.py).
 
+The host is split along its seams: its processes (processes.py), the
+genome it serves (serving.py), its part in an adopted ledger
+(ledger_steps.py), each a mixin of Host, and what ends it (stopping.py).
 Everything that ends a node is a NodeStop with its exit code; the stop kills
 the organization (at once when the lease is lost, after SIGTERM and a grace
 otherwise), stops the fence, gives the lease back when it is still ours and
@@ -34,7 +37,6 @@ pipe and stop cleanly.
 
 from __future__ import annotations
 
-import contextlib
 import fcntl
 import os
 import select
@@ -46,43 +48,41 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from hale_runtime.ledger.keeper import STEMS as LEDGER_STEMS
-from hale_runtime.ledger.keeper import LedgerHeld, LedgerKeeper
+from hale_runtime import figures
 from hale_runtime.memory import MemoryFailed, open_memory
-from hale_runtime.memory.dsn import ENV_MEMORY, ENV_NERVES, redact
+from hale_runtime.memory.dsn import redact
 from hale_runtime.memory.schema import latest
 from hale_runtime.nerves import NervesFailed, open_nerves
-from hale_runtime.node import children, genome, organization_lock
+from hale_runtime.node import children, genome
 from hale_runtime.node.application import Application, AppSpec
 from hale_runtime.node.body_form import live_beside, refusal
-from hale_runtime.node.git import GitFailed
 from hale_runtime.node.instance import Instance
 from hale_runtime.node.lease import OWNER_ENV, BodyLease, Lease, LeaseHeld, LeaseUnprovable, now_ms
+from hale_runtime.node.ledger_steps import LedgerSteps
 from hale_runtime.node.maintenance import Maintenance
+from hale_runtime.node.processes import TOKEN_ENV, Processes
 from hale_runtime.node.projection import ProjectionDiverged, project
 from hale_runtime.node.quarantine import Quarantine
-from hale_runtime.node.relay import Relay
+from hale_runtime.node.relay import RESEND_S, Relay
+from hale_runtime.node.serving import Serving
 from hale_runtime.node.settings import Settings
+from hale_runtime.node.stopping import (
+    EXIT_GENOME_MOVED,
+    EXIT_LEASE_HELD,
+    EXIT_OK,
+    EXIT_REFUSED,
+    NodeStop,
+    node_key,
+)
 from hale_runtime.node.syncing import sync as locked_sync
 from hale_runtime.record import Record, RecordError, Row, kinds, protected
 from hale_runtime.record.identity import NODE_ENV, default_who
 
-EXIT_OK, EXIT_REFUSED, EXIT_LEASE_HELD, EXIT_GENOME_MOVED = 0, 1, 3, 75
-ORG_START_S = 120.0
-TOKEN_ENV = "HALE_DNA_BODY_TOKEN"
+__all__ = ["EXIT_GENOME_MOVED", "EXIT_LEASE_HELD", "EXIT_OK", "EXIT_REFUSED", "TOKEN_ENV",
+           "Host", "NodeStop", "node_key"]  # fmt: skip
 
 
-class NodeStop(Exception):
-    def __init__(self, code: int, reason: str, lease_lost: bool = False):
-        super().__init__(reason)
-        self.code, self.reason, self.lease_lost = code, reason, lease_lost
-
-
-def node_key(holder: str) -> str:
-    return f"node/{holder}"
-
-
-class Host:
+class Host(Processes, Serving, LedgerSteps):
     def __init__(
         self,
         root: Path,
@@ -109,7 +109,7 @@ class Host:
             self.owner,
         )
         self.token = 0
-        self.relay = Relay()
+        self.relay = Relay(self.owner, RESEND_S)
         self.heads: list[Callable[[list[Row]], None]] = []  # step 7's hook
         self.fence = self.org = None
         self.served: genome.Genome | None = None
@@ -228,26 +228,35 @@ class Host:
     def loop(self, wake: int) -> None:
         next_tick = time.monotonic()
         while not self.stopping:
+            began = time.monotonic()
             self.tick()
+            figures.note("tick", ms=round((time.monotonic() - began) * 1000))
             next_tick = max(next_tick + self.settings.tick_s, time.monotonic())
             delay = next_tick - time.monotonic()
             if delay > 0 and select.select([wake], [], [], delay)[0]:
                 os.read(wake, 512)
 
     def tick(self) -> None:
-        """The seven steps of a node, in order."""
+        """The seven steps of a node, in order (each step's time noted for a bench)."""
+        steps: dict[str, float] = {}
+
+        def step(name: str, act: Callable[[], object]) -> None:
+            began = time.monotonic()
+            act()
+            steps[name] = round((time.monotonic() - began) * 1000)
+
         try:
             self.assert_lease()
             self._check_children()
-            self.relay.relay(self.record, self.nerves)
+            step("relay", lambda: self.relay.relay(self.record, self.nerves))
             self.assert_lease()  # a host paused mid-tick pushes nothing once woken past it
-            self._sync()
-            self._erase()
-            self._keep_ledger()
-            self._project()
+            step("sync", self._sync)
+            step("erase", self._erase)
+            step("ledger", self._keep_ledger)
+            step("project", self._project)
             self._check_forge()
             self.assert_lease()
-            self._tell_heads()
+            step("heads", self._tell_heads)
             self._answer_restarts()
             self._keep_application()
             self.memory.upsert_node(f"node:{self.holder}", "node", self._heartbeat())
@@ -256,6 +265,7 @@ class Host:
             raise NodeStop(EXIT_REFUSED, f"stores failed, so the node stops: {error}") from None
         except RecordError as error:
             raise NodeStop(EXIT_REFUSED, f"the record failed: {error}") from None
+        figures.note("steps", **steps)
 
     # ---- the lease ---------------------------------------------------------------
 
@@ -282,156 +292,6 @@ class Host:
             return self.lease.local()
         except LeaseUnprovable:
             return None
-
-    # ---- the children ------------------------------------------------------------
-
-    def _child_env(self) -> dict[str, str]:
-        env = dict(os.environ)
-        env.update(self.settings.as_env())
-        env.update(
-            {NODE_ENV: self.holder, ENV_MEMORY: self.memory_dsn, ENV_NERVES: self.nerves_dsn}
-        )
-        env[TOKEN_ENV] = str(self.token)  # the body's epoch, for what the organization hosts
-        return env
-
-    def _spawn_fence(self) -> None:
-        self.assert_lease()
-        try:
-            self.fence = children.start_fence(
-                self.root, self.holder, self.token, self.remote, self.owner, self._child_env()
-            )
-        except children.ChildFailed as error:
-            raise NodeStop(EXIT_REFUSED, str(error)) from None
-
-    def _spawn_organization(self) -> None:
-        # an organization a killed host left (its fence not yet done) would act as us
-        grace = self.settings.git_timeout_s + 1.0
-        left = organization_lock.clear(self.root, grace, self.settings.stop_grace_s + 5.0)
-        if left:
-            raise NodeStop(EXIT_REFUSED, left)
-        self.assert_lease()  # right before starting a process
-        try:
-            self.org = children.start_organization(
-                self.root, self.served.folder, self._child_env(), ORG_START_S
-            )
-        except children.ChildFailed as error:
-            raise NodeStop(EXIT_REFUSED, str(error)) from None
-        children.tell(self.fence, f"guard {self.org.pid}")
-
-    def _check_children(self) -> None:
-        if self.org.poll() is not None:
-            # the fence may have killed it and be on its way out: let it say why
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                self.fence.wait(2.0)
-        if self.fence.poll() is not None:
-            if self.fence.returncode == EXIT_LEASE_HELD:
-                why = "the body lease is someone else's now; the fence killed the organization"
-                raise NodeStop(EXIT_LEASE_HELD, why, True)
-            raise NodeStop(EXIT_REFUSED, f"the fence stopped (exit {self.fence.returncode})", True)
-        if self.org.poll() is not None:
-            if self.org.returncode == EXIT_LEASE_HELD:  # its own check (fence.guard)
-                why = "the organization found the body lease no longer its epoch's"
-                raise NodeStop(EXIT_LEASE_HELD, why, True)
-            raise NodeStop(EXIT_REFUSED, f"the organization stopped (exit {self.org.returncode})")
-
-    def _start_application(self) -> int:
-        """Start the application, the lease asserted the moment before; its pid."""
-        self.assert_lease()
-        pid = self.app.start(self._child_env())
-        children.tell(self.fence, f"guard {pid}")
-        if self.app.starts == 1:
-            self.say(f"application: {self.app.instance} runs {self.app.spec.shown()} (pid {pid})")
-            self.say(f"application: its output goes to {self.app.log_path}")
-        return pid
-
-    def _keep_application(self) -> None:
-        """Step 7: echo its output, record its events and act on the readings naming
-        it (instance.py), start it again once it exited."""
-        if self.app is None:
-            return
-        for line in self.app.new_lines():
-            self.say(f"{self.app.spec.name} | {line}")
-        pid = self.app.pid
-        assert self.instance is not None
-        self.instance.tick(self._start_application, self.settings.stop_grace_s)
-        if pid is not None and self.app.pid != pid:
-            children.tell(self.fence, f"forget {pid}")
-        if self.app.waiting():
-            self._start_application()
-
-    def _stop_application(self, grace_s: float) -> None:
-        if self.app is not None:
-            pid = self.app.pid
-            self.app.stop(grace_s)
-            if pid is not None and self.fence is not None:
-                children.tell(self.fence, f"forget {pid}")
-
-    def _restart_organization(self) -> None:
-        children.tell(self.fence, f"forget {self.org.pid}")
-        children.stop(self.org, self.settings.stop_grace_s)
-        self._spawn_organization()
-
-    # ---- the genome ----------------------------------------------------------------
-
-    def choose_genome(self) -> genome.Genome:
-        """The genome to serve: the forge's tip when it builds, else the last good one."""
-        timeout = self.settings.git_timeout_s
-        self.forge = genome.forge_of(self.root, self.remote, timeout)
-        if self.forge is None:
-            candidate = genome.work_tree_genome(self.root)
-            self.forge_seen = genome.local_tip(self.root)  # the local branch stands for a forge
-        else:
-            try:
-                self.forge_seen = genome.fetch_tip(self.root, self.forge, timeout)
-            except GitFailed as error:
-                return self._fall_back(None, f"the forge {self.forge} gave no genome: {error}")
-            candidate = genome.materialize(self.root, self.forge_seen)
-        self.next_poll = time.monotonic() + self.settings.poll_s
-        try:
-            genome.build(candidate)
-        except genome.BuildFailed as failed:
-            body = {"genome": failed.commit, "error": failed.text[-4000:]}
-            self.record.append(kinds.NODE_BUILD_FAILED, node_key(self.holder), body)
-            self._sync()
-            return self._fall_back(candidate, f"genome {candidate.label} does not build")
-        kept = genome.keep_work_tree(self.root, candidate) if candidate.work_tree else None
-        genome.remember_good(self.root, kept or candidate.commit)
-        return candidate
-
-    def _fall_back(self, failed: genome.Genome | None, why: str) -> genome.Genome:
-        """The last genome that built: the one remembered, else the newest commit
-        before the failure that builds (remembered from then on)."""
-        good = genome.last_good(self.root)
-        if good is None:
-            good = genome.built_before(self.root, failed)
-            if good is None:  # served all the same: its organization refuses every ask
-                self.say(f"hale: {why}, and no genome has built here before, nor any of the "
-                         f"{genome.SEARCH} commits before it; every ask is refused until one "
-                         "that builds lands")  # fmt: skip
-                return failed or genome.Genome("", genome.genomes_dir(self.root) / "none")
-            genome.remember_good(self.root, good)
-        self.say(f"hale: {why}; serving {good[:7]}, the last genome that built")
-        return genome.materialize(self.root, good)
-
-    def _check_forge(self) -> None:
-        if self.settings.poll_s <= 0 or time.monotonic() < self.next_poll:
-            return
-        self.next_poll = time.monotonic() + self.settings.poll_s
-        if self.forge is None:  # the local default branch stands for one (genome.py)
-            moved = genome.local_moved(self.root, self.forge_seen or "")
-            if moved:
-                raise NodeStop(EXIT_GENOME_MOVED, moved)
-            return
-        try:
-            tip = genome.fetch_tip(self.root, self.forge, self.settings.git_timeout_s)
-        except GitFailed as error:
-            self._warn(f"the forge {self.forge} was not reached: {error}")
-            return
-        if tip != self.forge_seen:
-            seen = (self.forge_seen or "nothing")[:7]
-            raise NodeStop(
-                EXIT_GENOME_MOVED, f"the genome moved at {self.forge}: {seen} -> {tip[:7]}"
-            )
 
     # ---- the other steps -----------------------------------------------------------
 
@@ -471,48 +331,6 @@ class Host:
             self._warn(str(error))
         if q.fold.waiting:
             q.write()
-
-    def _hold_ledger(self) -> None:
-        """On an adopted ledger the body lease is memory's claim too: take it (the epoch)."""
-        self.ledger = LedgerKeeper(self.record, self.memory, self.holder, self.owner,
-                                   self.settings.lease_s, self.settings.claim_ttl_s, self._warn)  # fmt: skip
-        try:
-            epoch = self.ledger.start()
-        except LedgerHeld as held:
-            self._release()
-            raise NodeStop(EXIT_LEASE_HELD, f"{held}; this record runs elsewhere") from None
-        if epoch is not None:
-            self.say(f"ledger: adopted; memory's {self.ledger.key} claim is ours (epoch {epoch})")
-
-    def _fence_ledger(self) -> None:
-        fence = self.ledger.fence
-        children.tell(self.fence, f"memory {fence[0]} {fence[1]}" if fence else "memory")
-
-    def _keep_ledger(self) -> None:
-        """Step 4: carry out the adoptions and abandonments the record asks for (each
-        claimed by the row that asked), and carry the ledger's rows into the record."""
-        asked = [row for (stem, _), row in self.relay.pending.items() if stem in LEDGER_STEMS]
-        if asked:
-            if any(r.kind.startswith("ledger.abandon") for r in asked) and self.head is not None:
-                self.head.use_ledger(None)  # the legs' rows go to the git record again
-            changed = self.ledger.answer(asked, self._sync)
-            self._fence_ledger()
-            if self.head is not None:
-                self.head.use_ledger(self.ledger.fence)
-            if changed:
-                self.say(
-                    f"ledger: {changed}"
-                    + (f" (epoch {self.ledger.epoch})" if self.ledger.epoch else "")
-                )
-            self.relay.read(self.record)
-        # another body carried an adoption or abandonment out: this one follows, now
-        followed = self.ledger.follow(self.head.use_ledger if self.head else lambda fence: None)
-        if followed:
-            self._fence_ledger()
-            epoch = f" (epoch {self.ledger.epoch})" if self.ledger.epoch else ""
-            self.say(f"ledger: {followed} by another body; followed{epoch}")
-        if self.ledger.fence is not None:
-            self.ledger.carry()
 
     def _erase(self) -> None:
         """Step 4: erase the protected bodies the record's redactions name, from this

@@ -1,10 +1,12 @@
 """The organization process: the genome loaded, the nerves heard, each message
-handed to the topic its subject names.
+handed to the topic its subject names (less the owner's prefix: over a
+shared record each host relays to its own organization only, relay.py).
 
 `python -m hale_runtime.node.organization --root R --genome G [--ready-fd N]` (memory and
 nerves from HALE_DNA_MEMORY / HALE_DNA_NERVES, the holder from
 HALE_DNA_NODE, all set by the host). It loads the catalog from the genome
-folder, subscribes to every subject, and loops: poll the nerves, dispatch
+folder, subscribes to its owner's subjects (every subject, without an owner),
+and loops: poll the nerves, dispatch
 each message by topic (`hale_runtime.nerves.Dispatcher`), until SIGTERM.
 
 Once the catalog loaded, the organization builds one workflow engine from
@@ -52,8 +54,11 @@ from hale_runtime.memory import Fenced, MemoryFailed, memory_dsn, nerves_dsn, op
 from hale_runtime.nerves import Dispatcher, Message, NervesFailed, open_nerves
 from hale_runtime.node import organization_lock
 from hale_runtime.node.checkpoint import Checkpoint, Checkpointer, Checkpoints, Fold, place_for
+from hale_runtime.node.lease import OWNER_ENV
 from hale_runtime.node.quarantine import Quarantine
+from hale_runtime.node.relay import owner_subject
 from hale_runtime.node.settings import Settings
+from hale_runtime.node.syncing import pull as locked_pull
 from hale_runtime.node.syncing import sync as locked_sync
 from hale_runtime.record import Record, RecordError, Row, kinds
 from hale_runtime.record.identity import NODE_ENV
@@ -86,6 +91,7 @@ class Organization:
         self.quarantine = Quarantine(self.record, self.memory, holder, sync=locked_sync)
         self.appliers: list[Any] = []  # parts that apply rows, each with take_poison()
         self.said: set[str] = set()
+        self.prefix = owner_subject(os.environ.get(OWNER_ENV))  # what the host relays to us
         self._fence_writes()
 
     def _fence_writes(self) -> None:
@@ -94,7 +100,7 @@ class Organization:
         if not self.body_token:
             return
         from hale_runtime.node.fence import guard
-        from hale_runtime.node.lease import OWNER_ENV, lease_ref
+        from hale_runtime.node.lease import lease_ref
 
         owner = os.environ.get(OWNER_ENV) or None
         self.record.epoch = (lease_ref(owner), self.body_token)
@@ -136,6 +142,10 @@ class Organization:
     def sync(self) -> None:
         """Sync the record with its remote, under the clone's sync lock (RecordError)."""
         locked_sync(self.record)
+
+    def pull(self) -> None:
+        """The remote's rows in, nothing pushed, under the clone's sync lock (RecordError)."""
+        locked_pull(self.record)
 
     def once(self, key: str, stem: str, row_key: str, act: Callable[[], None]) -> bool:
         """Run `act` under claim `key` unless the record answered it; whether it ran."""
@@ -181,7 +191,7 @@ class Organization:
 
     def serve(self, ready_fd: int | None = None) -> None:
         """Hear and dispatch until told to stop; say `ready` on `ready_fd` once hearing."""
-        subscription = self.nerves.subscribe("")
+        subscription = self.nerves.subscribe(self.prefix)
         if ready_fd is not None:
             os.write(ready_fd, b"ready\n")
             os.close(ready_fd)
@@ -194,7 +204,7 @@ class Organization:
         if self.record.guard is not None:
             self.record.guard()  # a body woken past its lease goes no further
         for message in messages:
-            self.hear(message)
+            self.hear(_unprefixed(message, self.prefix))
         for tick in self.tickers:
             try:
                 tick()
@@ -235,6 +245,13 @@ class Organization:
         if line not in self.said:
             self.said.add(line)
             _say(line)
+
+
+def _unprefixed(message: Message, prefix: str) -> Message:
+    """The message as its topic reads it: the owner's prefix taken off its subject."""
+    if prefix and message.subject.startswith(prefix):
+        return Message(message.id, message.subject[len(prefix) :], message.body)
+    return message
 
 
 def _say(line: str) -> None:

@@ -1,7 +1,7 @@
 """Projecting the record into memory's graph, one stamped row at a time.
 
 The cursor `record` in memory holds `<seq>:<row id>` of the last row
-projected. Each step reads it, takes the next stamped row of this clone's
+projected. Each step reads it, takes the next stamped rows of this clone's
 chain (stamped rows stand in the same place on every clone), turns it into
 graph ops through PROJECTIONS (row kind -> ops; kinds absent from the table
 only move the cursor) and applies ops and cursor move in one transaction,
@@ -10,6 +10,10 @@ memory, each row is applied once, and a node that loses the swap reads the
 cursor again. A cursor whose row id is not the one this clone holds at that
 place means the chain was rewritten under memory: what the projection made
 is forgotten and made again from the record (`Memory.reset_projection`).
+A tick reads its window of rows once (a generator over the record, not a
+list of the whole backlog a row), and a run of rows that only move the
+cursor is moved over in the one transaction of the row that ends it: a
+backlog of asks costs a transaction a projected row, not one a row.
 
 Protected bodies go into memory the same way: a row naming one that this
 clone holds keeps it there (`KeepProtected`), and a standing redaction
@@ -19,6 +23,7 @@ erases it (`EraseProtected`), once per memory, in chain order.
 from __future__ import annotations
 
 from collections.abc import Callable
+from itertools import islice
 
 from hale_runtime.errors import one_line
 from hale_runtime.memory import (
@@ -153,11 +158,14 @@ def project(
     """Project stamped rows past memory's cursor; how many this node applied. A
     cursor not in this clone's chain is reset (`report_reset` told), and memory's
     projection is made again from the first row."""
-    applied = 0
-    for _ in range(limit):
+    applied, tries = 0, 0
+    while applied < limit and tries < limit:
+        tries += 1
         expected = memory.cursor(CURSOR)
         seq, row_id = _parse(expected)
-        rows = record.rows(since=max(seq - 1, 0), stamped_only=True, poison=True)[:2]
+        # one read for the window (a generator: a backlog is not read again a row)
+        scan = record.scan(max(seq - 1, 0), stamped_only=True, poison=True)
+        rows = list(islice(scan, limit - applied + 1))
         if seq and (not rows or rows[0].seq != seq or rows[0].id != row_id):
             if record.stamped_count() < seq:
                 return applied  # this clone has not received that far yet
@@ -167,13 +175,24 @@ def project(
                 report_reset(f"memory's cursor {expected} is not in this record's chain: rebuilt")
             memory.reset_projection(CURSOR, expected)
             continue
-        following = rows[1:] if seq else rows[:1]
+        following = rows[1:] if seq else rows[: limit - applied]
         if not following:
             return applied
-        row = following[0]
-        ops, why = _ops(record, row)
-        if memory.apply_projection(CURSOR, expected, f"{row.seq}:{row.id}", ops, fence):
-            applied += 1
+        skipped = 0  # rows that only move the cursor, moved over in one transaction
+        for n, row in enumerate(following):
+            ops, why = _ops(record, row)
+            last = n == len(following) - 1
+            if not ops and not why and not last:
+                skipped += 1
+                continue
+            moved = f"{row.seq}:{row.id}"
+            if not memory.apply_projection(CURSOR, expected, moved, ops, fence):
+                skipped = -1
+                break  # another node moved the cursor: read it again
+            applied += skipped + 1
+            skipped, expected = 0, moved
             if why and report is not None:
                 report(row, why)
+        if skipped < 0:
+            continue
     return applied

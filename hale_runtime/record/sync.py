@@ -10,8 +10,14 @@ remote already holds, and the local ref moves to it by compare-and-swap. The
 push is git's own and without force: receive-pack moves the remote's ref only
 from the value the push saw, a compare-and-swap at any remote, bare or not
 (libgit2's local transport refuses a non-bare repository, and checks
-fast-forward apart from its write). A rejection starts the round again; any
-other failure is a RecordError, and the rows stay here for the next sync.
+fast-forward apart from its write). A rejection starts the round again
+after a jittered backoff that doubles each round (full jitter, 10 ms up to
+half a second), so bodies that lost a race spread out instead of meeting
+again at once; the rounds are bounded by time (HALE_DNA_SYNC_BUDGET, 20 s:
+well inside a lease), not by a count, so a body under contention keeps
+trying while it still may and gives up in time. Any other failure is a
+RecordError, and the rows stay here for the next sync. `sync(record,
+push=False)` stops after the rebase: the remote's rows in, nothing sent.
 The tracking ref moves only to what the remote was seen to hold, and it is
 what "stamped" means. Every clone ends on the remote's chain, so all share
 one order.
@@ -29,7 +35,7 @@ from typing import TYPE_CHECKING
 
 import pygit2
 
-from hale_runtime import durability
+from hale_runtime import durability, figures
 from hale_runtime.record import protected, receipts, store
 from hale_runtime.record.chain import tracking_ref
 from hale_runtime.record.errors import RecordError
@@ -39,7 +45,9 @@ from hale_runtime.record.row import encode_line, rows_in
 if TYPE_CHECKING:
     from hale_runtime.record.record import Record
 
-MAX_ROUNDS = 60
+MAX_ROUNDS = 10_000  # a guard: the time budget ends the rounds first
+SYNC_BUDGET_S = float(os.environ.get("HALE_DNA_SYNC_BUDGET", "20"))  # inside a 30 s lease
+BACKOFF_MIN_S, BACKOFF_MAX_S = 0.01, 0.5
 GIT_TIMEOUT_S = float(os.environ.get("HALE_DNA_GIT_TIMEOUT", "30"))
 REJECTIONS = ("rejected", "fetch first", "non-fast-forward", "stale info", "lock")
 
@@ -63,15 +71,26 @@ class _Callbacks(pygit2.RemoteCallbacks):
         raise pygit2.GitError(f"no credentials hale can offer for {url}")
 
 
-def sync(record: Record) -> SyncReport:
-    """Bring this clone and the record's remote to one chain (see the module's comment)."""
+def backoff_s(round_no: int, rng: random.Random | None = None) -> float:
+    """How long to wait after the `round_no`th rejection: full jitter over a doubling cap."""
+    cap = min(BACKOFF_MAX_S, BACKOFF_MIN_S * 2 ** min(round_no, 16))
+    return (rng or random).uniform(0.0, cap)
+
+
+def sync(record: Record, push: bool = True) -> SyncReport:
+    """Bring this clone and the record's remote to one chain (see the module's comment);
+    without `push`, only take the remote's rows in."""
     name = record.remote()
     if name is None:
         return SyncReport(None)
     repo = record.repo
     before = record.cursor()
     refusal = "the local chain kept moving"
-    for round_no in range(1, MAX_ROUNDS + 1):
+    started, rejected = time.monotonic(), 0
+    deadline = started + SYNC_BUDGET_S
+    round_no = 0
+    while round_no < MAX_ROUNDS and (round_no == 0 or time.monotonic() < deadline):
+        round_no += 1
         heads = _heads(repo, name)
         bodies = _wanted_protected(record, heads)
         seen = store.read_ref(repo, tracking_ref(name))
@@ -82,10 +101,13 @@ def sync(record: Record) -> SyncReport:
         moved, tip = _rebase(record, theirs)
         if not moved:
             continue  # the local chain moved under us: go again
+        if not push:
+            return SyncReport(name, 0, record.cursor() - before, round_no)
         sent = _unheld(record, theirs)
         refusal = _push(repo, name, tip) if sent and tip is not None else None
         if refusal:
-            time.sleep(random.uniform(0.0, 0.02 * round_no))
+            rejected += 1
+            time.sleep(min(backoff_s(rejected), max(0.0, deadline - time.monotonic())))
             continue
         if tip is not None and tip != theirs:
             store.set_ref(repo, tracking_ref(name), tip, record.durable)
@@ -93,9 +115,15 @@ def sync(record: Record) -> SyncReport:
         _exchange_protected(record, name, heads)
         # a rebase keeps every row it moves (same ids), so what grew was received
         received = record.cursor() - before
+        ms = round((time.monotonic() - started) * 1000)
+        figures.note("sync", sent=sent, rounds=round_no, rejected=rejected, ms=ms)
         return SyncReport(name, sent, received, round_no)
+    figures.note("sync", sent=0, rounds=round_no, rejected=rejected, failed=True)
+    spent = time.monotonic() - started
     raise RecordError(
-        f"sync: {store.RECORD_REF} at {name} refused {MAX_ROUNDS} rounds; last: {refusal}"
+        f"sync: {store.RECORD_REF} at {name} did not land in {spent:.1f}s ({rejected} of "
+        f"{round_no} pushes refused, others landing first); last: {refusal}; it goes "
+        "with the next sync"
     )
 
 

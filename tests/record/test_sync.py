@@ -97,8 +97,8 @@ def test_a_refusal_reported_through_the_callback_is_a_rejection(
     tip = a.repo.references[RECORD_REF].target
     refusal = _push(a.repo, "origin", tip)
     assert refusal and refusal.startswith(f"{RECORD_REF}: ") and "lock" in refusal
-    monkeypatch.setattr(sync_module, "MAX_ROUNDS", 2)
-    with pytest.raises(RecordError, match="refused 2 rounds; last: refs/dna/record: .*lock"):
+    monkeypatch.setattr(sync_module, "SYNC_BUDGET_S", 0.3)  # rounds end with the time budget
+    with pytest.raises(RecordError, match=r"did not land in \d+\.\ds \((\d+) of \1 pushes refused"):
         a.sync()
     assert a.stamped_count() == 2  # the first batch: its signature row and its row
 
@@ -195,3 +195,18 @@ def test_rows_travel_through_a_remote_that_is_not_bare(tmp_path: Path) -> None:
     assert [r.kind for r in at_proj.rows()] == ["schedule.paused"]
     assert c2.sync().received == 2 and ids(c2) == ids(c1) == ids(at_proj)
     assert c1.stamped_count() == 2
+
+
+def test_a_rejected_push_backs_off_jittered_and_bounded() -> None:
+    """Losers of a push race wait a random while under a doubling cap (full
+    jitter), so they spread out instead of meeting at once again; no wait
+    passes half a second, and the rounds end with the time budget."""
+    import random
+
+    rng = random.Random(7)
+    for rejected in range(1, 40):
+        cap = min(sync_module.BACKOFF_MAX_S, sync_module.BACKOFF_MIN_S * 2**rejected)
+        waits = [sync_module.backoff_s(rejected, rng) for _ in range(50)]
+        assert all(0.0 <= w <= cap for w in waits)
+        assert len(set(waits)) == 50  # jittered: no two losers wait alike
+    assert sync_module.SYNC_BUDGET_S < 30.0  # inside a lease (30 s by default)
