@@ -171,12 +171,10 @@ class PostgresMemory(SqlMemory):
             return
         key, epoch = fence
         params = (key, epoch, *(part for row in rows for part in row))
-        prepare = True if len(rows) <= PREPARED_ROWS else None
-        try:
-            found = self._conn.execute(ledger_append_sql(len(rows)), params, prepare=prepare)
-            inserted = found.fetchall()
-        except psycopg.Error as error:
-            raise MemoryFailed(f"memory {redact(self.dsn)}: {error}") from error
+        if len(rows) <= PREPARED_ROWS:  # one prepared statement a batch size, through libpq
+            inserted = self._write_one(ledger_append_sql(len(rows)), params)
+        else:
+            inserted = self._run(ledger_append_sql(len(rows)), params)
         if not inserted:  # fenced (nothing written), or every row held already
             self.check_fence(key, epoch)  # a stale epoch never becomes live again
 
