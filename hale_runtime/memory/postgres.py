@@ -16,11 +16,13 @@ locks no claim row (8 appenders sharing one row's lock cost a fifth of their
 throughput); the end of an epoch locks the ledger table instead, waiting for
 the appends in flight (docs/record.md, "Fenced appends").
 
-A claim's take, renew and release (`_write_one`) skip psycopg's cursor and
-go to libpq itself: each statement prepared once per connection under a name
-of ours, then one `exec_prepared` with the parameters as text and the row
-loaded by psycopg's own loaders. That is a quarter of the client's CPU time
-per statement, which is what 8 claimers on 2 cores wait on (bench/claims.py).
+A claim's take, renew and release (`_write_one`), and a ledger append of up
+to PREPARED_ROWS rows, skip psycopg's cursor and go to libpq itself: each
+statement prepared once per connection under a name of ours, then one
+`exec_prepared` with the parameters as text and the rows loaded by
+psycopg's own loaders. That is a quarter of the client's CPU time
+per statement, which is what 8 claimers or appenders on 2 cores wait on
+(bench/claims.py, bench/ledger.py).
 A statement psycopg deallocated (it sends DEALLOCATE ALL after a rollback) is
 prepared again and run once more: "does not exist" means nothing ran.
 """
