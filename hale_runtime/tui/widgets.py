@@ -81,7 +81,7 @@ class Timeline(Static):
             text.append("\n")
         if not m.visible:
             text.append("no rows" + (" match the filter" if m.filters.active else ""))
-        self.update(text)
+        self.update(text, layout=False)  # a 1fr pane: its size is not its content's
 
     def on_resize(self) -> None:
         self.show()
@@ -132,7 +132,7 @@ class TreeView(Static):
             self._line(text, line, line.id == here)
         if cut > 0:
             text.append(f"↓ {cut} more", style="dim")
-        self.update(text)
+        self.update(text, layout=False)  # a 1fr pane, as the timeline
 
     def _line(self, text: Text, line: TreeLine, here: bool) -> None:
         style = self.get_component_rich_style(f"tree--{line.state}")
