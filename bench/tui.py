@@ -23,7 +23,10 @@ idle twice (textual's `wait_for_idle(0)`): each wait sleeps 20 ms at a time
 until a 20 ms sleep passed with under 1 ms of the process's CPU time. A key
 whose action and redraw take 1 ms or more of CPU makes the first wait sleep
 twice, so any such key costs the pilot 60 ms of wall time at least: the
-baseline app, whose key costs ~3 ms of CPU, shows that floor.
+baseline app, whose key costs ~3 ms of CPU, shows that floor. Beside it,
+the key to screen: from sending the key to the last frame the compositor
+made for it (`App._display`, which a terminal would then write), the wait a
+person sees, with no idle sleeps in it.
 
     .venv/bin/python bench/tui.py [--rows N] [--leaves N]
 """
@@ -130,6 +133,7 @@ async def drive(root: Path) -> None:
     rows = Record.open(root).rows()
     read = time.perf_counter()
     app = DebugApp(DebugModel(rows))
+    timed_frames(app)
     indexed = time.perf_counter()
     gc.freeze()  # as `hale dna debug` does once the rows are read
     async with app.run_test(size=(120, 40)) as pilot:
@@ -151,6 +155,22 @@ async def drive(root: Path) -> None:
 
 
 WALLS: dict[str, list[float]] = {"hale": [], "baseline": []}  # every key's pilot wall, ms
+TO_SCREEN: dict[str, list[float]] = {"hale": [], "baseline": []}  # key to its last frame, ms
+DRAWN = [0.0]  # when the app last handed the terminal a frame (perf_counter)
+
+
+def timed_frames(app) -> None:
+    """Note the time of every frame `app` makes (its `_display`, headless or not)."""
+    display = app._display
+
+    def noted(screen, renderable) -> None:
+        display(screen, renderable)
+        if renderable is not None:
+            DRAWN[0] = time.perf_counter()
+
+    app._display = noted
+
+
 GOAL_WALL_MS = 50.0
 
 
@@ -163,6 +183,8 @@ async def keys(pilot, what: str, presses: list[str], side: str = "hale") -> None
         await pilot.press(key)
         cpu.append((time.process_time() - c) * 1000)
         wall.append((time.perf_counter() - t) * 1000)
+        if DRAWN[0] > t:
+            TO_SCREEN[side].append((DRAWN[0] - t) * 1000)
     WALLS[side].extend(wall)
     cpu.sort()
     p95 = cpu[int(len(cpu) * 0.95) - 1]
@@ -188,7 +210,9 @@ async def baseline() -> None:
             n.update(str(int(str(n.content)) + 1))
 
     started = time.perf_counter()
-    async with Counter().run_test(size=(120, 40)) as pilot:
+    counter = Counter()
+    timed_frames(counter)
+    async with counter.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
         print(
             f"baseline: an app updating one number: first screen {time.perf_counter() - started:.2f} s"
@@ -212,6 +236,9 @@ def main() -> None:
         verdict = "met" if hale < GOAL_WALL_MS else "not met"
         print(f"pilot wall a key, median: hale {hale:.0f} ms, the pilot's floor (baseline app) "
               f"{floor:.0f} ms; goal < {GOAL_WALL_MS:.0f} ms: {verdict}")  # fmt: skip
+        seen, base = (statistics.median(TO_SCREEN[side] or [0.0]) for side in WALLS)
+        print(f"key to screen, median: hale {seen:.1f} ms, baseline app {base:.1f} ms "
+              f"({len(TO_SCREEN['hale'])} of {len(WALLS['hale'])} keys drew a frame)")  # fmt: skip
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
