@@ -116,7 +116,7 @@ class TreeView(Static):
         m, height = self.model, self.size.height
         lines = m.tree()
         if not lines:
-            self.update("no execution here: t on an execution's row selects it")
+            self.update("no execution here: t on an execution's row selects it", layout=False)
             return
         if height == 0:
             return  # not laid out yet: on_resize draws it

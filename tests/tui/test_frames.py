@@ -1,54 +1,57 @@
-"""A key on the debugger's main screen costs the screen one frame: the panes
-redraw without a layout pass, and the row pane lays out again only when the
-row is taller than the pane (or the last one was), so it always holds the
-whole row."""
+"""A key on the debugger's main screen asks for no layout pass (a layout cost
+the screen a second frame a key): the panes and the bars redraw in place,
+and the row pane lays out again only when the row is taller than the pane
+(or the last one was), so it always holds the whole row."""
 
 from __future__ import annotations
 
 import asyncio
 
+from textual.widgets import Static
+
 from hale_runtime.tui.app import DebugApp
 from hale_runtime.tui.model import DebugModel
-from hale_runtime.tui.widgets import Detail
+from hale_runtime.tui.widgets import Detail, Timeline, TreeView
 
-SIZE = (80, 20)  # a short pane: rows both shorter and taller than it
-
-
-def framed(app: DebugApp) -> list[object]:
-    """Each frame the app hands its terminal, noted (headless: not written)."""
-    frames: list[object] = []
-    display = app._display
-
-    def noted(screen, renderable) -> None:
-        display(screen, renderable)
-        if renderable is not None:
-            frames.append(renderable)
-
-    app._display = noted
-    return frames
+SIZE = (80, 20)  # a short row pane: rows both shorter and taller than it
 
 
-def test_each_key_makes_one_frame_and_the_row_pane_holds_the_whole_row(rows):
+def layouts_asked(app: DebugApp, widgets: list) -> list[str]:
+    """The widgets' ids each time one asks for a layout pass."""
+    asked: list[str] = []
+    for widget in widgets:
+        refresh = widget.refresh
+
+        def noted(*regions, _refresh=refresh, _id=widget.id, **kwargs):
+            if kwargs.get("layout"):
+                asked.append(str(_id))
+            return _refresh(*regions, **kwargs)
+
+        widget.refresh = noted
+    return asked
+
+
+def test_a_key_asks_for_no_layout_and_the_row_pane_holds_the_whole_row(rows):
     async def run() -> None:
         app = DebugApp(DebugModel(rows))
-        frames = framed(app)
         async with app.run_test(size=SIZE) as pilot:
             await pilot.press("home")
-            detail = app.screen.query_one(Detail)
+            q = app.screen.query_one
+            detail = q(Detail)
+            panes = [q(Timeline), q(TreeView), detail, q("#bar", Static), q("#status", Static)]
+            asked = layouts_asked(app, panes)
             pane = detail.parent.content_size
-            # the frames of each key that left the row pane's height as it was
-            heights, kept = set(), []
+            heights, kept = set(), 0  # keys that left the row pane's height as it was
             for key in ["j"] * 12 + ["k"] * 6 + ["end", "home"]:
-                before = detail.size.height
-                frames.clear()
+                before, at = detail.size.height, len(asked)
                 await pilot.press(key)
-                width = detail.content_size.width
-                whole = detail.get_content_height(pane, pane, width)
+                whole = detail.get_content_height(pane, pane, detail.content_size.width)
                 assert detail.size.height == max(whole, pane.height), key
                 if before == detail.size.height:
-                    kept.append(len(frames))
+                    assert asked[at:] == [], key
+                    kept += 1
                 heights.add(whole)
-            assert max(kept) == 1 and kept.count(1) >= 12, kept
+            assert kept >= 12
             assert min(heights) < pane.height < max(heights)  # rows both sides of the pane
 
     asyncio.run(run())
