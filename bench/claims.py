@@ -6,10 +6,16 @@ For each backend: one process taking fresh keys for a few seconds
 taken). Workers are forked, open their own connection, wait on a barrier
 and count for a fixed time. PostgreSQL is a throwaway cluster from the
 installed binaries with fsync off (`-F`); SQLite runs WAL with
-synchronous=NORMAL. Prints figures; asserts nothing. Bar: PostgreSQL takes
-at least 1,000 claims/s uncontended.
+synchronous=NORMAL. Bar: PostgreSQL takes at least 1,000 claims/s
+uncontended.
 
-    .venv/bin/python bench/claims.py [--seconds 3]
+Then the goal of issue 34: 8 processes each taking and releasing its own
+keys on PostgreSQL relaxed, hale's memory against the raw SQL floor (the
+very statements, prepared, through psycopg; bench/peers/claims.py's sides),
+alternating `--rounds` rounds: the median ratio printed beside its goal
+(>= 0.95). Prints figures; asserts nothing.
+
+    .venv/bin/python bench/claims.py [--seconds 3] [--rounds 5]
 """
 
 from __future__ import annotations
@@ -18,18 +24,22 @@ import argparse
 import multiprocessing as mp
 import random
 import shutil
+import statistics
 import sys
 import tempfile
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+sys.path.insert(0, str(Path(__file__).resolve().parent / "peers"))
+import claims as peers  # noqa: E402  (bench/peers/claims.py: the raw SQL floor's side)
 from pg import fresh_database, start_postgres  # noqa: E402
 
 from hale_runtime.memory import open_memory  # noqa: E402
 
 CONTENDERS = 8
 CONTENDED_KEYS = 16
+GOAL = 0.95  # hale's memory / the raw SQL floor, 8 processes, PostgreSQL relaxed
 
 
 def worker(dsn: str, n: int, contended: bool, seconds: float, barrier, results) -> None:
@@ -77,7 +87,9 @@ def fresh(backend: str, folder: Path, server) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=3.0)
-    seconds = parser.parse_args().seconds
+    parser.add_argument("--rounds", type=int, default=5)
+    args = parser.parse_args()
+    seconds = args.seconds
     server, folder = start_postgres(), Path(tempfile.mkdtemp(prefix="hale-bench-"))
     try:
         print(f"{'backend':<11} {'processes':>13} {'takes/s':>9} {'grants/s':>9}")
@@ -87,9 +99,27 @@ def main() -> None:
                 takes, grants = measure(dsn, processes, contended, seconds)
                 label = f"{processes} {'contending' if contended else 'alone'}"
                 print(f"{backend:<11} {label:>13} {takes:>9,.0f} {grants:>9,.0f}", flush=True)
+        against_raw(server, seconds, args.rounds)
     finally:
         server.stop()
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def against_raw(server, seconds: float, rounds: int) -> None:
+    """hale's take + release against the raw SQL floor, CONTENDERS processes, alternating."""
+    ratios, seen = [], {"raw SQL floor": [], "hale memory": []}
+    for n in range(rounds):
+        order = [("raw", "raw SQL floor"), ("hale", "hale memory")]
+        for side, name in order[:: -1 if n % 2 else 1]:
+            seen[name].append(peers.measure(server, side, CONTENDERS, seconds))
+        ratios.append(seen["hale memory"][-1] / seen["raw SQL floor"][-1])
+    print(f"\n{CONTENDERS} processes, PostgreSQL relaxed, take + release, {rounds} rounds:")
+    for name, figures in seen.items():
+        print(f"  {name:<14} median {statistics.median(figures):>9,.0f}/s")
+    ratio = statistics.median(ratios)
+    verdict = "met" if ratio >= GOAL else "not met"
+    print(f"  hale / raw SQL: median {ratio:.2f} (per round {', '.join(f'{r:.2f}' for r in ratios)})"
+          f"   goal >= {GOAL}: {verdict}")  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -34,6 +34,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from statistics import median
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import ROOT, alternate, child, installed, table  # noqa: E402
@@ -42,6 +43,7 @@ HERE = Path(__file__).resolve()
 DURABILITIES = ("durable", "relaxed")
 STEP_NAMES = ("plan", "review", "settle")  # steps the organism performer takes
 CASES = ("one", "batched", "three", "restart")
+GOALS = {("one", "single"): 1.2}  # hale relaxed / DBOS relaxed (issue 34)
 
 
 # ---- hale ----------------------------------------------------------------
@@ -272,6 +274,11 @@ def compare(tmp: Path, args: argparse.Namespace, dbos: bool) -> None:
         base = "DBOS, durable" if dbos else "hale, durable"
         figures = alternate(sides, args.rounds)
         table(f"{title}: {n:,} workflows, workflows/s", figures, "/s", base, True)
+        goal = GOALS.get((shape, mode))
+        if goal and dbos:
+            ratio = median(figures["hale, relaxed"]) / median(figures["DBOS, relaxed"])
+            verdict = "met" if ratio >= goal else "not met"
+            print(f"  hale relaxed / DBOS relaxed: {ratio:.2f}   goal >= {goal}: {verdict}")
     if "restart" not in args.cases:
         return
     sides = {}

@@ -272,12 +272,12 @@ class DebugApp(App[None]):
         shown = f" · filter {m.filters.text()}" if m.filters.active else ""
         where = f"{m.pos + 1}/{len(m.visible)}"
         self.query_one("#bar", Static).update(
-            f" hale debug · row {where} · task {task}{shown}{mode}"
-        )
+            f" hale debug · row {where} · task {task}{shown}{mode}", layout=False
+        )  # the bar and the status are one line high whatever they say: no layout
         self.query_one(Timeline).show()
         self.query_one(TreeView).show()
         self.query_one(Detail).show()
-        self.query_one("#status", Static).update(m.message)
+        self.query_one("#status", Static).update(m.message, layout=False)
 
     # ---- stepping --------------------------------------------------------------------
 

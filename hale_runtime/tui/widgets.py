@@ -1,6 +1,9 @@
 """The debugger's panes: each draws a model's content, and only what fits.
 
-Every pane is a Static redrawn from the model after a key: the timeline
+Every pane is a Static redrawn from the model after a key, with no layout
+pass unless its height changes (a layout costs the screen a second frame a
+key: the timeline and the tree fill their panes whatever they hold; the row
+fills its pane at least, and lays out again only when it is taller): the timeline
 renders just the rows in its window (the window slides to keep the cursor
 in it, so a 100,000-row record costs what 20 rows cost), the tree and the
 detail render as of the cursor, the source view a window of the `.hl` file
@@ -81,7 +84,7 @@ class Timeline(Static):
             text.append("\n")
         if not m.visible:
             text.append("no rows" + (" match the filter" if m.filters.active else ""))
-        self.update(text)
+        self.update(text, layout=False)  # a 1fr pane: its size is not its content's
 
     def on_resize(self) -> None:
         self.show()
@@ -113,7 +116,7 @@ class TreeView(Static):
         m, height = self.model, self.size.height
         lines = m.tree()
         if not lines:
-            self.update("no execution here: t on an execution's row selects it")
+            self.update("no execution here: t on an execution's row selects it", layout=False)
             return
         if height == 0:
             return  # not laid out yet: on_resize draws it
@@ -132,7 +135,7 @@ class TreeView(Static):
             self._line(text, line, line.id == here)
         if cut > 0:
             text.append(f"↓ {cut} more", style="dim")
-        self.update(text)
+        self.update(text, layout=False)  # a 1fr pane, as the timeline
 
     def _line(self, text: Text, line: TreeLine, here: bool) -> None:
         style = self.get_component_rich_style(f"tree--{line.state}")
@@ -162,7 +165,10 @@ def body_text(body: dict[str, Any]) -> str:
 
 
 class Detail(Static):
-    """The cursor row: its body, its performer, the budget, its schedule."""
+    """The cursor row: its body, its performer, the budget, its schedule. At least
+    as tall as its pane, so a shorter row than the last needs no layout pass."""
+
+    DEFAULT_CSS = "Detail { min-height: 100%; }"
 
     def __init__(self, model: DebugModel, **kwargs: Any):
         super().__init__(**kwargs)
@@ -190,7 +196,11 @@ class Detail(Static):
             text.append(schedule_text(s) + "\n")
         for err in m.fold_errors[-3:]:
             text.append(f"{err}\n", style="italic")
-        self.update(text)
+        self.update(text, layout=False)
+        laid, pane = self.content_size, self.parent.content_size if self.parent else None
+        height = self.get_content_height(laid, laid, laid.width) if laid.width else -1
+        if height != laid.height and not (pane and height < laid.height <= pane.height):
+            self.refresh(layout=True)  # taller than the pane, or it was: the pane lays out again
 
 
 def budget_text(b: dict[str, Any]) -> str:
