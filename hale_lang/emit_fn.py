@@ -5,7 +5,8 @@ Statements become Python statements one for one, at the same nesting
 (`for _ in _C: break`, its `else` out of steps) before the first of its
 statements that can loop or call a fn: one that returns before then has done
 a bounded amount of work, which its caller's step covers (fib's leaves cost
-none); a `while` iterates the step iterator `_C` itself. A `for` pays for
+none), and a fn that calls itself takes it at one level in STEP_LEVELS of
+its own recursion (it is emitted once per level); a `while` iterates the step iterator `_C` itself. A `for` pays for
 its items in advance through the meter: a range loop all it can afford at
 once (`_M.loop`), and `break` and `return` give back what it did not run.
 A `for` with no loop inside is two Python loops, one over the batches the

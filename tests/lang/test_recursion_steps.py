@@ -50,7 +50,7 @@ def oracle(bodies: dict[str, list[tuple[str, int]]], name: str, n: int) -> tuple
         steps += level == 0
         below = (level + 1) % STEP_LEVELS
         t = 0
-        for i, (kind, w) in enumerate(bodies[fn]):
+        for kind, w in bodies[fn]:
             if kind == "self":
                 t += run(fn, n - 1, below)
             elif kind == "other":
