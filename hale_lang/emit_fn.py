@@ -59,7 +59,9 @@ class FnEmitter(ExprEmitter):
         self.pyname = _level_name(mod.names.item("F", mod.path, fn.name), level)
         # a fn that calls itself is emitted once per level of STEP_LEVELS: its
         # calls of itself go to the next level, and only level 0 takes a step
-        self.recursive = level > 0 or (not mod.hooked and _calls_itself(fn, mod.path))
+        # (the hooked variant keeps one level: the debugger sees one fn)
+        self.leveled = not mod.hooked
+        self.calls_itself = False
         self.scopes: list[list[str]] = [[p.name for p in fn.params]]
         stmts = list(_statements(fn.body))  # walked once, read by each analysis below
         self.append_sites = [st for st in stmts if _is_append(st)]
@@ -76,7 +78,8 @@ class FnEmitter(ExprEmitter):
         mod.labels[self.pyname] = fn.name
 
     def callee(self, ref: n.Ref) -> str:
-        if self.recursive and ref.name == self.fn.name and ref.module == self.mod.path:
+        if self.leveled and ref.name == self.fn.name and ref.module == self.mod.path:
+            self.calls_itself = True
             return _level_name(super().callee(ref), (self.level + 1) % STEP_LEVELS)
         return super().callee(ref)
 
@@ -119,7 +122,7 @@ class FnEmitter(ExprEmitter):
             )
             self.line(mod.mark(f"_hk.ret({self.site(end)}, None)", end, "hook"), end)
         mod.indent -= 1
-        if self.recursive and self.level + 1 < STEP_LEVELS:
+        if self.calls_itself and self.level + 1 < STEP_LEVELS:
             FnEmitter(mod, fn, self.level + 1).emit()
 
     def body(self, stmts: list[n.Stmt]) -> None:
@@ -434,23 +437,6 @@ def _level_name(pyname: str, level: int) -> str:
     """`F3_fib` at level 0; `G1_F3_fib` at level 1, and so on (no other name
     starts with G)."""
     return f"G{level}_{pyname}" if level else pyname
-
-
-def _calls_itself(fn: n.FnDecl, path: str) -> bool:
-    """Does `fn`'s body call `fn`?"""
-    todo: list[object] = [fn.body]
-    while todo:
-        node = todo.pop()
-        if isinstance(node, list | tuple):
-            todo += node
-        elif isinstance(node, _NODES):
-            if isinstance(node, n.Call):
-                ref = node.func.ref
-                if ref is not None and ref.kind == "fn" and ref.name == fn.name:
-                    if ref.module == path:
-                        return True
-            todo += [getattr(node, name) for name in node.__slots__]
-    return False
 
 
 def _quiet(st: n.Stmt) -> bool:
