@@ -126,12 +126,16 @@ class ExprEmitter:
         args = [self.expr(a) for a in e.args]
         types = [a.ty for a in e.args]
         if ref.kind == "fn":
-            code = f"{self.names.item('F', ref.module, ref.name)}({', '.join(args)})"
+            code = f"{self.callee(ref)}({', '.join(args)})"
             return self.mod.mark(code, e.span, "call")
         if ref.kind == "hostfn":
             code = f"{self.names.host(ref.module, '', ref.name)}({', '.join(args)})"
             return self.mod.mark(code, e.span, f"host:fn `{ref.name}`")
         return self.native(ref, args, types, e.span)
+
+    def callee(self, ref: n.Ref) -> str:
+        """The Python name a call of the Hale fn `ref` calls."""
+        return self.names.item("F", ref.module, ref.name)
 
     def _MethodCall(self, e: n.MethodCall) -> str:
         ref = e.ref

@@ -27,7 +27,9 @@ operations above, the natives) is held in a list, and so is every list or
 map of GROWTH elements or more that a `push`, `insert` or `m[k] = v` site
 grows, each GROWTH times the site runs (a range loop that grows a local
 holds it instead when it starts and at each batch it pays for, so the
-site in its body runs with no countdown: `loop(..., watch)`). A value is
+site in its body runs with no countdown: `loop(..., watch)`; such a loop's
+batches are paced by how much its containers grew per item, `_Pace`, so it
+passes the ceiling by about WATCH_BYTES, not by a batch of heavy items). A value is
 live while anything but that list refers to it (its reference count says
 so); containers are sized by their slots and a sample
 of their elements, since they can grow after they are built. A String that
@@ -58,6 +60,13 @@ from operator import length_hint
 
 from .diagnostics import Fault
 from .numbers import div_cost, int_text, mul_cost, text_cost
+from .sizes import (  # noqa: F401 (the host and the CLI read them here)
+    DEFAULT_MAX_MEMORY,
+    MEMORY_ENV,
+    default_ceiling,
+    parse_size,
+    size_text,
+)
 
 NS_PER_STEP = 50
 STR_PER_STEP = 4096
@@ -67,11 +76,11 @@ SMALL_INT = 1 << 62  # operands below this multiply and divide for nothing
 APPEND_BATCH = 1 << 24  # most characters a `s += …` site appends between charges
 APPEND_COUNT = 4096  # most appends of a literal between two charges
 RANGE_BATCH = 1024  # a long range loop pays for this many iterations at a time
+FIRST_WATCHED = 16  # a loop that grows containers starts with batches this short
+WATCH_BYTES = 1 << 18  # most a loop's containers may grow by between two of its checks
 GROWTH = 256  # a site that grows a list or map has it held every this many runs
 SAMPLE = 8  # elements sampled to size a container
 NEST_DEPTH = 32  # levels of containers in containers a size estimate descends (types nest 32)
-DEFAULT_MAX_MEMORY = 64 << 20
-MEMORY_ENV = "HALE_MAX_MEMORY"  # the host's setting: bytes, or with a K, M or G suffix
 
 _getsizeof = sys.getsizeof
 _flat = itertools.chain.from_iterable
@@ -134,9 +143,6 @@ class Meter:
     def items(self, seq: list | tuple | str, watch: tuple = ()) -> _Items:
         """The items of a List, a Map's keys or a String's characters for a
         loop with no loop inside, as `batches` gives a range's."""
-        if watch:
-            for xs in watch:
-                grew(xs)
         return _Items(self, seq, watch)
 
     def batches(self, a: int, b: int, watch: tuple = ()) -> Iterable[Iterator[int]]:
@@ -148,11 +154,13 @@ class Meter:
         return (at_once,) if at_once is not None else _Batches(self, a, b, watch)
 
     def _at_once(self, a: int, b: int, watch: tuple) -> Iterator[int] | None:
-        """The items of a short range the budget affords, paid for; else None."""
-        if watch:
-            for xs in watch:
-                grew(xs)
+        """The items of a short range the budget affords, paid for; else None.
+        A loop that grows containers takes at most FIRST_WATCHED at once."""
         count = b - a
+        if watch:
+            if count > FIRST_WATCHED:
+                return None
+            self.watched(watch)
         it = self.steps_iter
         left = length_hint(it)
         if count <= RANGE_BATCH and count <= left:
@@ -170,6 +178,22 @@ class Meter:
             it = self.steps_iter
             it.__setstate__(self.budget - length_hint(it) - left)
 
+    def watched(self, watch: tuple) -> int:
+        """Hold the containers a loop grows, as `grew` does, whatever their
+        length; returns their estimated size."""
+        total = 0
+        for xs in watch:
+            n = len(xs)
+            if self.lens.get(id(xs)) == n:  # held, and no longer since: as it was
+                total += self.ids.get(id(xs), 0)
+                continue
+            size = self.size_of(xs)
+            total += size
+            if size >= BIG_BYTES:
+                self.lens[id(xs)] = n
+                self._note(xs, size)
+        return total
+
     # --- memory ----------------------------------------------------------------
 
     def before(self, size: int) -> None:
@@ -182,6 +206,11 @@ class Meter:
         size = self.size_of(value)
         if size < BIG_BYTES:
             return value
+        self._note(value, size)
+        return value
+
+    def _note(self, value: object, size: int) -> None:
+        """Hold a value of `size` bytes (BIG_BYTES or more), or note its growth."""
         self.before(size)
         known = self.ids.get(id(value))
         if known is None:
@@ -190,7 +219,6 @@ class Meter:
         self.pending += size - (known or 0)  # a held container: only its growth
         if self.pending > self.slack:
             self.sweep()
-        return value
 
     def check(self, size: int) -> None:
         """A value of `size` bytes exists that is not held: does it fit
@@ -263,17 +291,18 @@ class _Batches:
         self.current: Iterator[int] = iter(())
 
     def __iter__(self) -> Iterator[Iterator[int]]:
-        m, a, b = self.meter, self.a, self.b
-        first = True
+        m, a, b, watch = self.meter, self.a, self.b, self.watch
+        pace = _Pace(m, watch) if watch else None
+        batch = pace.batch if pace is not None else RANGE_BATCH
         while a < b:
-            if not first:
-                for xs in self.watch:
-                    grew(xs)
-            first = False
-            n = min(b - a, RANGE_BATCH)
+            if pace is not None and a > self.a:
+                batch = pace.next()
+            n = min(b - a, batch)
             left = length_hint(m.steps_iter)
             self.current = iter(range(a, a + min(n, left)))
             m.steps_iter.__setstate__(m.budget - left + min(n, left))
+            if pace is not None:
+                pace.ran = n
             yield self.current
             if left < n:
                 raise Fault("E0404", "step limit exceeded", STEP_HELP)
@@ -304,20 +333,23 @@ class _Items:
         self.counted: Iterator[int] | None = None
 
     def __iter__(self) -> Iterator[Iterator[object]]:
-        m, it = self.meter, self.it
+        m, it, watch = self.meter, self.it, self.watch
         ahead = 0  # how far the next batch reads past what is left
+        pace = _Pace(m, watch) if watch else None
+        cap = pace.batch if pace is not None else RANGE_BATCH
         first = True
         while left := length_hint(it):
-            if not first:
-                for xs in self.watch:
-                    grew(xs)
+            if pace is not None and not first:
+                cap = pace.next()
             first = False
             budget = length_hint(m.steps_iter)
             if not budget:
                 raise Fault("E0404", "step limit exceeded", STEP_HELP)
-            k = min(max(left, ahead), RANGE_BATCH, budget)
+            k = min(max(left, ahead), cap, budget)
             m.steps_iter.__setstate__(m.budget - budget + k)
             self.start, self.paid = len(self.seq) - left, k
+            if pace is not None:
+                pace.ran = k
             if k <= left:
                 self.counted = None
                 yield islice(it, k)
@@ -348,6 +380,35 @@ class _Items:
 
 
 _first = operator.itemgetter(0)
+
+
+class _Pace:
+    """How long the batches of a loop that grows containers (its `watch`)
+    are, so that they grow by at most about WATCH_BYTES (or a sixteenth of
+    the ceiling) between two checks, whatever one item weighs: the first
+    batch is FIRST_WATCHED items, and each next one is what the last one's
+    growth per item affords, at most twice the last and RANGE_BATCH. At each
+    check the containers are held (`Meter.watched`), so the ceiling sees
+    them. A batch whose items grew nothing doubles."""
+
+    __slots__ = ("meter", "watch", "size", "batch", "ran", "bytes")
+
+    def __init__(self, meter: Meter, watch: tuple):
+        self.meter, self.watch = meter, watch
+        self.size = meter.watched(watch)
+        self.batch = self.ran = FIRST_WATCHED
+        self.bytes = min(WATCH_BYTES, meter.ceiling // 16) or WATCH_BYTES
+
+    def next(self) -> int:
+        """Check the containers after a batch of `ran` items; the next batch's length."""
+        size = self.meter.watched(self.watch)
+        grown, self.size = size - self.size, size
+        ran = max(self.ran, 1)
+        batch = min(2 * ran, RANGE_BATCH)
+        if grown > 0:
+            batch = max(1, min(batch, self.bytes * ran // grown))
+        self.batch = batch
+        return batch
 
 
 class _RangeSteps(itertools.chain):
@@ -456,38 +517,6 @@ def _over_ceiling(size: int, ceiling: int, what: str) -> Fault:
         f"call's ceiling of {size_text(ceiling)}",
         MEMORY_HELP,
     )
-
-
-def size_text(size: int, up: bool = False) -> str:
-    """Bytes for a person: `12,345 bytes`, `64 MiB`, `64.1 MiB` (rounded up
-    with `up`, so a size just past a ceiling never prints as equal to it)."""
-    if size < 1 << 20:
-        return f"{size:,} bytes"
-    tenths = -(-size * 10 // (1 << 20)) if up else size * 10 // (1 << 20)
-    whole, frac = divmod(tenths, 10)
-    return f"{whole:,} MiB" if frac == 0 else f"{whole:,}.{frac} MiB"
-
-
-def parse_size(text: str) -> int:
-    """`1048576`, `512K`, `64M`, `1G` (powers of 1,024) as bytes; ValueError
-    for anything else, or for a size below 1 MiB."""
-    t = text.strip().upper().removesuffix("B").removesuffix("I")
-    scale = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}.get(t[-1:], 1)
-    digits = t[:-1] if scale > 1 else t
-    if not digits.isascii() or not digits.isdigit():
-        raise ValueError(f"{text!r} is not a size (bytes, or a number with K, M or G)")
-    size = int(digits) * scale
-    if size < 1 << 20:
-        raise ValueError(f"{text!r} is below the smallest ceiling, 1M")
-    return size
-
-
-def default_ceiling(env=None) -> int:
-    """The host's setting (HALE_MAX_MEMORY), else DEFAULT_MAX_MEMORY."""
-    import os
-
-    text = (os.environ if env is None else env).get(MEMORY_ENV, "").strip()
-    return parse_size(text) if text else DEFAULT_MAX_MEMORY
 
 
 # --- what generated code calls for big operations ---------------------------------

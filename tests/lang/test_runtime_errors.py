@@ -104,9 +104,10 @@ def test_loop_iterations_and_calls_are_steps(tmp_path) -> None:
     program = build(tmp_path, ["m.hl"], step_budget=100, use_cache=False)
     assert program.call("m.hl", "count", 90) == 90
     assert program.call("m.hl", "calls", 90) == 90
-    for fn in ("count", "calls"):
+    assert program.call("m.hl", "calls", 300) == 300  # a step at one level of recursion in 3
+    for fn, n in (("count", 101), ("calls", 301)):
         with pytest.raises(HaleError) as info:
-            program.call("m.hl", fn, 101)
+            program.call("m.hl", fn, n)
         assert info.value.diagnostics[0].code == "E0404"
 
 
