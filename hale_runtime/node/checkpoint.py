@@ -51,7 +51,7 @@ FOLD_MODULES = (
     "hale_runtime.schedules.state",
     "hale_runtime.schedules.locus",
     "hale_runtime.asks.intake",
-    "hale_runtime.head.settle",
+    "hale_runtime.asks.settle",
     "hale_runtime.readings.concerns",
     "hale_runtime.seen",
     "hale_runtime.node.checkpoint",

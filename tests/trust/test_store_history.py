@@ -12,7 +12,7 @@ from hostile import line  # noqa: E402
 from robust_helpers import commit_lines, forge_and_clone, git, record_tip
 
 from hale_runtime.memory import SetHolder, open_memory
-from hale_runtime.node.projection import project
+from hale_runtime.memory.projection import project
 from hale_runtime.record import Record, store
 from hale_runtime.record.chain import tracking_ref
 from hale_runtime.record.errors import RecordError

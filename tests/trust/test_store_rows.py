@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from hale_runtime.cli import hale
 from hale_runtime.engine import Budget, BudgetPolicy, State
 from hale_runtime.memory import open_memory
-from hale_runtime.node.projection import PROJECTIONS
+from hale_runtime.memory.projection import PROJECTIONS
 from hale_runtime.record import Record, kinds
 from hale_runtime.record.bounds import printed
 from hale_runtime.record.index import Index
