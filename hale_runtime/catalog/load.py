@@ -74,7 +74,7 @@ def load_catalog(root: Path) -> Catalog:
 
 
 def _host_type() -> type:
-    from hale_runtime.catalog.host import WorkflowCatalog
+    from hale_runtime.catalog.binding import WorkflowCatalog
 
     return WorkflowCatalog
 
