@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import importlib.util
 import marshal
 import os
 import time
@@ -78,11 +77,15 @@ def version() -> str:
         digest.update(dist_version("hale").encode())
     except PackageNotFoundError:
         digest.update(b"unversioned")
+    # each source found by its path under the package, since find_spec would import
+    # every package on the way (the engine's, the schedules', …) before a node starts
+    home = Path(__file__).resolve().parents[1]
     for name in FOLD_MODULES:
-        spec = importlib.util.find_spec(name)
-        if spec is None or spec.origin is None:
-            raise RuntimeError(f"the fold module {name} is not installed")
-        digest.update(Path(spec.origin).read_bytes())  # its source, read, not imported
+        source = home.joinpath(*name.split(".")[1:]).with_suffix(".py")
+        try:
+            digest.update(source.read_bytes())  # its source, read, not imported
+        except OSError:
+            raise RuntimeError(f"the fold module {name} is not installed") from None
     return digest.hexdigest()[:16]
 
 

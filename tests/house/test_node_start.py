@@ -1,0 +1,43 @@
+"""What a node's start reads: the checkpoint's version is a digest of the folds'
+sources read as files, so computing it imports none of the packages they sit
+in (the organization pays for those only when it folds)."""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import subprocess
+import sys
+from importlib.metadata import version as dist_version
+from pathlib import Path
+
+import pytest
+
+from hale_runtime.node import checkpoint
+
+FOLD_PACKAGES = ("hale_runtime.engine", "hale_runtime.schedules", "hale_runtime.asks")
+
+
+def test_the_checkpoint_version_imports_no_fold_package():
+    probe = (
+        "import sys\n"
+        "from hale_runtime.node.checkpoint import version\n"
+        "before = set(sys.modules)\n"
+        "version()\n"
+        f"print(sorted(m for m in set(sys.modules) - before if m.startswith({FOLD_PACKAGES!r})))\n"
+    )
+    said = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
+    assert (said.returncode, said.stdout.strip(), said.stderr) == (0, "[]", "")
+
+
+def test_the_checkpoint_version_digests_the_sources_the_folds_run_from():
+    digest = hashlib.sha256(dist_version("hale").encode())
+    for name in checkpoint.FOLD_MODULES:  # as the import system finds them
+        digest.update(Path(importlib.util.find_spec(name).origin).read_bytes())
+    assert checkpoint.version() == digest.hexdigest()[:16]
+
+
+def test_a_fold_module_that_is_not_there_is_said(monkeypatch):
+    monkeypatch.setattr(checkpoint, "FOLD_MODULES", ("hale_runtime.engine.nowhere",))
+    with pytest.raises(RuntimeError, match="hale_runtime.engine.nowhere is not installed"):
+        checkpoint.version()
