@@ -12,6 +12,7 @@ from importlib.metadata import version as dist_version
 from pathlib import Path
 
 import pytest
+from support.projects import make_project
 
 from hale_runtime.node import checkpoint
 
@@ -41,3 +42,19 @@ def test_a_fold_module_that_is_not_there_is_said(monkeypatch):
     monkeypatch.setattr(checkpoint, "FOLD_MODULES", ("hale_runtime.engine.nowhere",))
     with pytest.raises(RuntimeError, match="hale_runtime.engine.nowhere is not installed"):
         checkpoint.version()
+
+
+def test_the_face_beside_a_starting_node_loads_jinja_at_its_first_page(tmp_path):
+    root = make_project(tmp_path / "p")
+    probe = (
+        "import sys, urllib.request\n"
+        "from hale_runtime.face.server import FaceServer\n"
+        f"face = FaceServer({str(root)!r}); face.start()\n"
+        "print('jinja2' in sys.modules)\n"
+        "browser = urllib.request.build_opener(urllib.request.HTTPCookieProcessor())\n"
+        "browser.open(face.url, timeout=30).read()\n"
+        "print('jinja2' in sys.modules)\n"
+        "face.stop()\n"
+    )
+    said = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
+    assert (said.returncode, said.stdout.split(), said.stderr) == (0, ["False", "True"], "")
