@@ -82,10 +82,6 @@ KNOWN_CYCLES: dict[frozenset[str], str] = {
         "the emitters take ModuleEmitter/Names from compiler.py, which builds them: "
         "the evaluator is the lang lane's (issue 34); Names and the emitters' base go below"
     ),
-    frozenset({"hale_lang.parser", "hale_lang.syntax_errors"}): (
-        "syntax_errors.py reads the parser's private `_lark` for its terminals: the "
-        "grammar's loading belongs below both (the parser is the lang lane's)"
-    ),
     frozenset(
         {
             "hale_lang.diagnostics",
