@@ -82,19 +82,6 @@ KNOWN_CYCLES: dict[frozenset[str], str] = {
         "the emitters take ModuleEmitter/Names from compiler.py, which builds them: "
         "the evaluator is the lang lane's (issue 34); Names and the emitters' base go below"
     ),
-    frozenset(
-        {
-            "hale_lang.diagnostics",
-            "hale_lang.highlight",
-            "hale_lang.meter",
-            "hale_lang.stdlib.plain",
-            "hale_lang.stdlib.prelude",
-        }
-    ): (
-        "diagnostics colours a line through highlight.py, which takes the prelude's "
-        "native names, and the prelude raises diagnostics' Fault: the names (or the "
-        "colouring) belong below diagnostics (the lang lane's)"
-    ),
 }
 
 
