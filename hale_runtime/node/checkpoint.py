@@ -27,6 +27,7 @@ tuples, dicts, bytes): nothing in it is code. The newest `KEEP` files stay.
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import marshal
 import os
@@ -159,7 +160,13 @@ class Checkpoints:
     def __init__(self, place: Files | InMemory, say: Callable[[str], None], made_by: str = ""):
         self.place = place
         self.say = say
-        self.version = made_by or version()
+        self.made_by = made_by
+
+    @functools.cached_property
+    def version(self) -> str:
+        """This toolchain's version of the folds: read only when a checkpoint is read
+        or written, so a start with none to read pays nothing for it."""
+        return self.made_by or version()
 
     def load(self, record: Record) -> Checkpoint | None:
         """The newest usable checkpoint, or None; what was passed over is said in one line."""

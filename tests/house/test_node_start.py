@@ -58,3 +58,16 @@ def test_the_face_beside_a_starting_node_loads_jinja_at_its_first_page(tmp_path)
     )
     said = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
     assert (said.returncode, said.stdout.split(), said.stderr) == (0, ["False", "True"], "")
+
+
+def test_a_start_with_no_checkpoint_to_read_computes_no_version(tmp_path, monkeypatch):
+    computed = []
+    monkeypatch.setattr(checkpoint, "version", lambda: computed.append(1) or "v1")
+    found = checkpoint.Checkpoints(checkpoint.Files(tmp_path), print).load(record=None)
+    assert (found, computed) == (None, [])
+    (tmp_path / "hale" / "checkpoints").mkdir(parents=True)
+    (tmp_path / "hale" / "checkpoints" / f"{1:012d}-abc-v0{checkpoint.SUFFIX}").write_bytes(b"")
+    said = []
+    assert checkpoint.Checkpoints(checkpoint.Files(tmp_path), said.append).load(None) is None
+    assert computed == [1]  # one to read: the version it was made by is compared
+    assert said and "made by version v0, this is v1" in said[0]
