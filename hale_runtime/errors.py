@@ -8,13 +8,15 @@ row that does not fit its kind, a call the head will not make, an admission
 the catalog refuses, a genome, a setting or a cron line that does not hold.
 The other branches are the parts failing (the record, memory, the nerves, a
 git command, a model call): an organization stops for those, and never for
-a refusal. `LeaseHeld` is the one with its own code, 3, as DESIGN.md fixes.
+a refusal. A record that runs elsewhere (`LeaseHeld`, `LedgerHeld`) exits 3, as
+DESIGN.md fixes, and a setting that does not hold (`SettingsError`) 2.
 
 This module imports nothing, so every layer can raise from it.
 """
 
 from __future__ import annotations
 
+EXIT_OK = 0
 EXIT_REFUSED = 1  # refused or failed
 EXIT_USAGE = 2
 EXIT_LEASE_HELD = 3  # the body lease is held by another clone
