@@ -25,10 +25,11 @@ from pathlib import Path
 
 import pygit2
 
+from hale_runtime.asks.leg_performer import LegPlugin
 from hale_runtime.catalog import load_catalog
-from hale_runtime.catalog.genome import layout
+from hale_runtime.catalog.layout import layout
 from hale_runtime.engine import Engine
-from hale_runtime.head import HeadClient, HeadServer, LegPlugin, open_head_for
+from hale_runtime.head import HeadClient, HeadServer, open_head_for
 from hale_runtime.memory import open_memory
 from hale_runtime.performers import Performers, plugin_manager
 from hale_runtime.record import Record

@@ -24,7 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from hale_runtime.schedules.host import Cron, ScheduleHost  # noqa: E402
+from hale_runtime.schedules.binding import Cron, ScheduleHost  # noqa: E402
 from hale_runtime.schedules.scheduler import Scheduler  # noqa: E402
 from hale_runtime.schedules.terms import Terms  # noqa: E402
 

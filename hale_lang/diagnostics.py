@@ -25,6 +25,8 @@ import difflib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from .fault import Fault as Fault  # re-exported: where the evaluator's users find it
+
 
 @dataclass(slots=True, unsafe_hash=True)
 class Span:
@@ -157,13 +159,3 @@ def did_you_mean(name: str, candidates: Iterable[str]) -> str | None:
     """A `help:` line suggesting the closest known name, if one is close."""
     close = difflib.get_close_matches(name, sorted(set(candidates)), n=1, cutoff=0.6)
     return f"did you mean `{close[0]}`?" if close else None
-
-
-class Fault(Exception):
-    """A runtime error raised inside evaluation (by generated code or a
-    native). The evaluator turns it into a Diagnostic with the span of the
-    Hale expression that raised it and a Hale stack trace."""
-
-    def __init__(self, code: str, message: str, help: str | None = None):
-        super().__init__(message)
-        self.code, self.message, self.help = code, message, help

@@ -58,7 +58,7 @@ from collections.abc import Iterable, Iterator
 from itertools import islice
 from operator import length_hint
 
-from .diagnostics import Fault
+from .fault import Fault
 from .numbers import div_cost, int_text, mul_cost, text_cost
 from .sizes import (  # noqa: F401 (the host and the CLI read them here)
     DEFAULT_MAX_MEMORY,

@@ -9,18 +9,20 @@ type of its own: it fits any parameter of its shape, and is checked after
 the choice, against the parameter type the other arguments fixed.
 
 The checking functions take the `BodyChecker` as `chk` (for `value`,
-`expect` and its diagnostics), so this module sits below typecheck.py.
+`expect` and its diagnostics); `Checker` says what they read of it, so this
+module sits below typecheck.py and never imports it.
 """
 
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from hale_lang.stdlib.prelude import NATIVES
 
 from . import nodes as n
-from .resolver import contains_host
+from .messages import Messages
+from .resolver import ModuleEnv, contains_host
 from .types import (
     ERROR,
     INT,
@@ -36,8 +38,17 @@ from .types import (
     assignable,
 )
 
-if TYPE_CHECKING:
-    from .typecheck import BodyChecker
+
+class Checker(Protocol):
+    """What the checking functions read of typecheck.py's `BodyChecker`."""
+
+    msg: Messages
+    envs: dict[str, ModuleEnv]
+
+    def value(self, e: n.Expr, expected: Type | None = None) -> Type: ...
+
+    def expect(self, want: Type, got: Type, e: n.Expr, code: str) -> None: ...
+
 
 # --- signatures ---------------------------------------------------------------------
 
@@ -184,7 +195,7 @@ def is_empty(e: n.Expr) -> bool:
 
 
 def check_native(
-    chk: BodyChecker,
+    chk: Checker,
     e: n.Call | n.MethodCall,
     f: n.Expr | None,
     sigs: list[NativeSig],
@@ -220,7 +231,7 @@ def check_native(
     return ret
 
 
-def _rest(chk: BodyChecker, sig: NativeSig, b, args, types, method: bool) -> None:
+def _rest(chk: Checker, sig: NativeSig, b, args, types, method: bool) -> None:
     """Deferred empty literals, and values that cannot be text."""
     off = 1 if method else 0
     for i, a in enumerate(args):
@@ -239,7 +250,7 @@ def _rest(chk: BodyChecker, sig: NativeSig, b, args, types, method: bool) -> Non
                 chk.msg.host_to_text(t, a.span)
 
 
-def _known_misuse(chk: BodyChecker, e, sig: NativeSig, args, receiver: Type | None) -> None:
+def _known_misuse(chk: Checker, e, sig: NativeSig, args, receiver: Type | None) -> None:
     """What would fail at run time whatever the values: a `format` whose
     literal template and arguments disagree, sorting what has no order."""
     if sig.name == "format" and args and args[0].__class__ is n.StrLit:
@@ -265,7 +276,7 @@ def format_holes(template: str) -> int:
     return holes
 
 
-def _no_overload(chk: BodyChecker, e, f, sigs, args, types, method: bool) -> Type:
+def _no_overload(chk: Checker, e, f, sigs, args, types, method: bool) -> Type:
     off = 1 if method else 0
     name = sigs[0].name
     shown = f"`{name.partition('.')[2]}`" if method else f"`{name}`"

@@ -371,8 +371,10 @@ def _keep_comment(tok):
 def _lark():
     from lark import Lark
 
+    from .syntax_errors import learn_terminals
+
     HaleLexer.on_comment = staticmethod(_keep_comment)
-    return Lark(
+    lark = Lark(
         grammar_file().read_text(),
         parser="lalr",
         lexer=HaleLexer,
@@ -380,6 +382,8 @@ def _lark():
         maybe_placeholders=True,
         transformer=_BUILDER,
     )
+    learn_terminals(lark.terminals)  # the messages name `->` and `::` as written
+    return lark
 
 
 @lru_cache(maxsize=1)

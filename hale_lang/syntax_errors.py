@@ -58,7 +58,7 @@ def _describe(term: str) -> str:
     if term in _PUNCT:
         return _PUNCT[term]
     if term.startswith("__ANON"):  # `->`, `::`: literals Lark did not name
-        return f"`{_anonymous().get(term, term)}`"
+        return f"`{_ANONYMOUS.get(term, term)}`"
     if term.isupper() and term.isalpha():
         return f"`{term.lower()}`"
     return term.lower()
@@ -100,10 +100,14 @@ def _expected(terms) -> str:
     return ", ".join(names[:-1]) + " or " + names[-1]
 
 
-def _anonymous() -> dict[str, str]:
-    from .parser import _lark
+# The grammar's anonymous terminals (`__ANON_0` -> `->`): the parser hands them over
+# when it builds Lark (`learn_terminals`), so this module never imports the parser.
+_ANONYMOUS: dict[str, str] = {}
 
-    return {t.name: t.pattern.value for t in _lark().terminals if t.name.startswith("__ANON")}
+
+def learn_terminals(terminals) -> None:
+    """Keep what each of the grammar's anonymous terminals stands for."""
+    _ANONYMOUS.update((t.name, t.pattern.value) for t in terminals if t.name.startswith("__ANON"))
 
 
 def token_diagnostic(tok, accepts, values: list, text: str, path: str) -> Diagnostic:

@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import os
 
+from hale_runtime import errors
+
 ENV = "HALE_DNA_DURABILITY"
 FULL, RELAXED = "full", "relaxed"
 
 
-class UnknownDurability(ValueError):
+class UnknownDurability(errors.Refused, ValueError):
     """HALE_DNA_DURABILITY holds a value that names no mode."""
 
 

@@ -10,7 +10,7 @@ from hale_runtime.record import Record
 
 def old_project(path: Path, own_workflows: str | None = None) -> Path:
     """Write it at `path` (what `hale dna new` wrote before it registered a genesis)."""
-    from hale_runtime.catalog.genome import layout
+    from hale_runtime.catalog.layout import layout
     from hale_runtime.cli.new import _first_commit
     from hale_runtime.record import seed_practices
 

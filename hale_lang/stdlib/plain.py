@@ -19,7 +19,7 @@ import json
 import math
 
 from hale_lang import meter
-from hale_lang.diagnostics import Fault
+from hale_lang.fault import Fault
 from hale_lang.numbers import int_text, parse_decimal
 
 from .values import StructValue

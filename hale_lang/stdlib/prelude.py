@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from hale_lang import meter
-from hale_lang.diagnostics import Fault
+from hale_lang.fault import Fault
 from hale_lang.numbers import parse_decimal, short_text, text_cost
 
 from .plain import JsonRefused, _Plain, json_text, parse_json, to_plain

@@ -21,9 +21,9 @@ from typing import Any
 from hale_runtime.asks.genome import OrgGenome, law
 from hale_runtime.asks.intake import Intake
 from hale_runtime.asks.leader import Brief
+from hale_runtime.asks.leg_performer import LegPlugin
+from hale_runtime.asks.settle import Settler
 from hale_runtime.engine.cancel import Canceller
-from hale_runtime.head.performer import LegPlugin
-from hale_runtime.head.settle import Settler
 from hale_runtime.performers.http_provider import model_plugins
 from hale_runtime.performers.http_service import service_plugins
 from hale_runtime.record.practices import ratified_practices

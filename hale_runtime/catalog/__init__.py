@@ -14,15 +14,15 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from hale_runtime.catalog.binding import WorkflowCatalog
     from hale_runtime.catalog.catalog import Bound, Catalog, Refused
-    from hale_runtime.catalog.host import WorkflowCatalog
     from hale_runtime.catalog.load import GenomeError, load_catalog, load_document
 
 _WHERE = {
     "Bound": "catalog",
     "Catalog": "catalog",
     "Refused": "catalog",
-    "WorkflowCatalog": "host",
+    "WorkflowCatalog": "binding",
     "GenomeError": "load",
     "load_catalog": "load",
     "load_document": "load",

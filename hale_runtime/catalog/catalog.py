@@ -28,13 +28,9 @@ from hale_runtime.catalog.model import (
     Refusal,
 )
 
-
-class Refused(errors.Refused):
-    """An admission the catalog refuses; `reason` is the one-line why."""
-
-    def __init__(self, reason: str):
-        super().__init__(reason)
-        self.reason = reason
+# An admission the catalog refuses is the runtime's one Refused (its `reason`
+# the one-line why): the engine catches it without importing the catalog above it.
+Refused = errors.Refused
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,8 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from hale_runtime import errors
+
 if TYPE_CHECKING:
     from hale_runtime.catalog.catalog import Catalog
 
@@ -30,7 +32,7 @@ HOST_KEY = "vendor/dna/mod.hl::WorkflowCatalog"
 _CODE = Path(__file__).resolve().parents[2]  # the toolchain's source tree
 
 
-class GenomeError(Exception):
+class GenomeError(errors.Refused):
     """The genome does not build or run; `text` is the rendered diagnostics."""
 
     def __init__(self, text: str):
@@ -72,7 +74,7 @@ def load_catalog(root: Path) -> Catalog:
 
 
 def _host_type() -> type:
-    from hale_runtime.catalog.host import WorkflowCatalog
+    from hale_runtime.catalog.binding import WorkflowCatalog
 
     return WorkflowCatalog
 

@@ -4,7 +4,8 @@ Subcommands are imported only when run, so `hale --help` and the verbs that
 never parse stay fast (importing lark alone costs ~50 ms). Whatever a `dna`
 verb meets that the runtime says in one line (`HaleRuntimeError`: a folder
 that is no project, a row refused at the door, a record that cannot be
-read) is caught once, here: `hale: <message>`, exit 1.
+read, a lease held elsewhere) is caught once, here: `hale: <message>`, exit
+the error's own `code` (hale_runtime/errors.py: 1, or 3 for a held lease).
 """
 
 from __future__ import annotations
@@ -69,7 +70,7 @@ class LazyGroup(click.Group):
 
 
 class DnaGroup(LazyGroup):
-    """The `dna` verbs: a `HaleRuntimeError` from any of them is one line, exit 1."""
+    """The `dna` verbs: a `HaleRuntimeError` from any of them is one line, exit its code."""
 
     def invoke(self, ctx: click.Context) -> object:
         from hale_runtime.errors import HaleRuntimeError
@@ -79,7 +80,7 @@ class DnaGroup(LazyGroup):
         except HaleRuntimeError as error:
             from hale_runtime.cli.common import fail
 
-            fail(str(error))
+            fail(str(error), error.code)
         except Exception as error:  # git's or SQLite's own, on a damaged clone: one line
             from hale_runtime.cli.repair import damage_line
 

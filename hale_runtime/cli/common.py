@@ -8,12 +8,12 @@ from typing import NoReturn
 
 import click
 
-EXIT_OK = 0
-EXIT_REFUSED = 1  # refused or failed
-EXIT_USAGE = 2
-EXIT_LEASE_HELD = 3  # the body lease is held elsewhere
-EXIT_GENOME_MOVED = 75
-
+# the exit codes are the error tree's (errors.py), named here too for the verbs
+from hale_runtime.errors import EXIT_GENOME_MOVED as EXIT_GENOME_MOVED
+from hale_runtime.errors import EXIT_LEASE_HELD as EXIT_LEASE_HELD
+from hale_runtime.errors import EXIT_OK as EXIT_OK
+from hale_runtime.errors import EXIT_REFUSED as EXIT_REFUSED
+from hale_runtime.errors import EXIT_USAGE as EXIT_USAGE
 
 json_option = click.option(
     "--json", "as_json", is_flag=True, help="one JSON document (its shape: docs/cli.md)"

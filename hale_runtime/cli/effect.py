@@ -10,7 +10,7 @@ one; its body names the person, `resolved_by`, and the note), so a resolve
 the organization refuses answers only itself and the next one is heard.
 While an ask of the attempt waits for its answer, another is refused. A node relays it to the organization, whose Settler has the engine
 write the attempt's one outcome, with `resolved_by`, and the execution goes
-on from there (hale_runtime/head/settle.py). Beside a running organism the
+on from there (hale_runtime/asks/settle.py). Beside a running organism the
 verb waits for the Settler's answer and prints the outcome or why it was
 refused; without one it says the ask is in the record.
 """

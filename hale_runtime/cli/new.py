@@ -21,7 +21,7 @@ from hale_runtime.cli.common import fail
 @click.argument("directory", required=False, default=".")
 def new(directory: str) -> None:
     """Write a new genome in DIRECTORY (default: here) and make it a git repository."""
-    from hale_runtime.catalog.genome import ToolchainIncomplete, layout
+    from hale_runtime.catalog.layout import ToolchainIncomplete, layout
 
     target = Path(directory)
     _refuse_existing(target)
@@ -50,7 +50,7 @@ def new(directory: str) -> None:
 
 
 def _refuse_existing(target: Path) -> None:
-    from hale_runtime.catalog.genome import existing_genome
+    from hale_runtime.catalog.layout import existing_genome
     from hale_runtime.project import NotAProject, find_root
 
     if target.exists() and not target.is_dir():

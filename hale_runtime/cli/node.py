@@ -33,12 +33,9 @@ def _root() -> Path:
 
 
 def _settings():
-    from hale_runtime.node.settings import Settings, SettingsError
+    from hale_runtime.node.settings import Settings
 
-    try:
-        return Settings.from_env()
-    except SettingsError as error:
-        fail(str(error), 2)
+    return Settings.from_env()  # a SettingsError is the group's to say, exit 2
 
 
 def _host(root: Path, application=None) -> int:
@@ -184,8 +181,7 @@ def _lease(root: Path):
 @click.option("--force", is_flag=True, help="take it even from a live holder")
 def claim(force: bool) -> None:
     """Take the body lease; with --force from a body that is gone, as a row in your name."""
-    from hale_runtime.node.lease import OWNER_ENV, LeaseHeld, LeaseUnprovable
-    from hale_runtime.record import RecordError
+    from hale_runtime.node.lease import OWNER_ENV, LeaseHeld
 
     root = _root()
     try:
@@ -206,8 +202,6 @@ def claim(force: bool) -> None:
             f"{held}; `hale dna body claim --force` takes it from a body that is gone",
             EXIT_LEASE_HELD,
         )
-    except (LeaseUnprovable, RecordError) as error:
-        fail(str(error))
     click.echo(f"body: {taken.describe()}")
     exit_unless_landed(record)
 
@@ -215,24 +209,20 @@ def claim(force: bool) -> None:
 @body.command("release")
 def release() -> None:
     """Give the body lease back."""
-    from hale_runtime.node.lease import Lease, LeaseUnprovable
-    from hale_runtime.record import RecordError
+    from hale_runtime.node.lease import Lease
 
     root = _root()
-    try:
-        record, lease = _lease(root)
-        _, current = lease.read()
-        if current is None or current.released:
-            click.echo("body: nobody holds the lease")
-            return
-        if current.holder != lease.holder:
-            fail(f"the body lease is {current.describe()}, not yours", EXIT_LEASE_HELD)
-        lease.lease = Lease(current.holder, current.token, current.until)
-        if not lease.release():
-            fail("the body lease moved while it was being given back")
-        record.append(kinds.BODY_RELEASED, "body", {"holder": lease.holder, "token": current.token})
-    except (LeaseUnprovable, RecordError) as error:
-        fail(str(error))
+    record, lease = _lease(root)  # an unprovable lease or a failed record: the group's line
+    _, current = lease.read()
+    if current is None or current.released:
+        click.echo("body: nobody holds the lease")
+        return
+    if current.holder != lease.holder:
+        fail(f"the body lease is {current.describe()}, not yours", EXIT_LEASE_HELD)
+    lease.lease = Lease(current.holder, current.token, current.until)
+    if not lease.release():
+        fail("the body lease moved while it was being given back")
+    record.append(kinds.BODY_RELEASED, "body", {"holder": lease.holder, "token": current.token})
     click.echo(f"body: released by {lease.holder}")
     exit_unless_landed(record)
 

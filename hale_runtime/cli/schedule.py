@@ -139,7 +139,7 @@ def _node_refusal(root: Path, terms) -> str:
     from hale_runtime.catalog import load_catalog
     from hale_runtime.catalog.load import GenomeError
     from hale_runtime.cli.organism import project_memory
-    from hale_runtime.schedules.host import ScheduleHost
+    from hale_runtime.schedules.binding import ScheduleHost
     from hale_runtime.schedules.scheduler import Scheduler
 
     try:

@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 )
 def upgrade(genesis_key: str | None) -> None:
     """Rewrite dna/org/workflows.hl and vendor/dna to this toolchain's shape."""
-    from hale_runtime.catalog.genome import apply_plan, upgrade_plan
+    from hale_runtime.catalog.layout import apply_plan, upgrade_plan
     from hale_runtime.cli.progress import progress
     from hale_runtime.project import find_root
 

@@ -28,12 +28,13 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from hale_lang.roots import genome_root
+from hale_runtime import errors
 from hale_runtime.tui.genome import Stepper, Trace, TraceFrame, parse_target, record_fn
 
 THREAD = 1
 
 
-class LaunchRefused(Exception):
+class LaunchRefused(errors.Refused):
     """A launch that cannot start; the message names the fix."""
 
 

@@ -20,6 +20,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hale_runtime import errors
+from hale_runtime.performers.base import Admission
+
 DAY_MS = 86_400_000
 WEEK_MS = 7 * DAY_MS
 MONDAY_OFFSET_MS = 3 * DAY_MS  # 1970-01-01 was a Thursday; Monday 1969-12-29 starts week 0
@@ -45,13 +48,6 @@ class BudgetPolicy:
         """From a plain object or mapping with `window` and `allowance_micros`."""
         get = value.get if isinstance(value, dict) else lambda k: getattr(value, k)
         return cls(str(get("window")), int(get("allowance_micros")))
-
-
-@dataclass(frozen=True)
-class Admission:
-    granted: int  # micro-dollars the spend may use (0 when refused)
-    refused: str = ""  # the refusal's text, "" when admitted
-    window: str = ""  # the window's label, e.g. "day/2026-11-29"
 
 
 @dataclass
@@ -156,7 +152,7 @@ class Budget:
 MODELS = "dna/org/models.hl"
 
 
-class BudgetRefused(ValueError):
+class BudgetRefused(errors.Refused, ValueError):
     """`org_budget()` returned a policy the budget cannot keep (a window
     other than day, week or none): the host refuses to bind it. `text` is
     the rendered diagnostic (E0504), at the `window:` the genome wrote."""

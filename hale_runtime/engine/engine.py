@@ -22,6 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from hale_runtime import errors
 from hale_runtime.engine import ids
 from hale_runtime.engine.advance import Advancing, Stuck
 from hale_runtime.engine.budget import Budget, BudgetPolicy
@@ -239,14 +240,12 @@ class Engine(Advancing):
     def admit_from(self, catalog: Any, definition: str, ask: str, convener: str,
                    inputs: dict[str, str] | None = None) -> Admitted:  # fmt: skip
         """Bind the newest revision of `definition` from a catalog and admit it."""
-        from hale_runtime.catalog import Refused
-
         seen = self._admitted_under(ask) if self.state.seen_ask(ask) else None
         if seen is not None:
             return seen
         try:
             bound = catalog.bind(definition, None, inputs)
-        except Refused as refusal:
+        except errors.Refused as refusal:
             return Admitted(refused=refusal.reason)
         return self.admit(bound, ask, convener, inputs)
 

@@ -24,6 +24,7 @@ constant time.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 import json
@@ -62,8 +63,6 @@ class FaceServer:
     def __init__(
         self, root: Path, port: int = 0, host: str = "127.0.0.1", token: str | None = None
     ):
-        from jinja2 import Environment, PackageLoader, select_autoescape
-
         from hale_runtime.record import Record
 
         self.root = Path(root)
@@ -77,16 +76,24 @@ class FaceServer:
         self.seq = 0
         self.listeners = 0  # event streams open
         self.stopping = False
-        self.templates = Environment(
-            loader=PackageLoader("hale_runtime.face", "templates"),
-            autoescape=select_autoescape(default=True, default_for_string=True),
-        )
-        self.templates.filters.update(when=_when, took=_took)
         self.http = ThreadingHTTPServer((host, port), _handler(self))
         self.http.daemon_threads = True
         self.address = f"http://{host}:{self.http.server_address[1]}"
         self.cookie = COOKIE.format(port=self.http.server_address[1])
         self.threads: list[threading.Thread] = []
+
+    @functools.cached_property
+    def templates(self) -> Any:
+        """Jinja's environment, made at the first page: `hale dna dev` serves the face
+        beside a starting node, which should not wait for Jinja's import."""
+        from jinja2 import Environment, PackageLoader, select_autoescape
+
+        templates = Environment(
+            loader=PackageLoader("hale_runtime.face", "templates"),
+            autoescape=select_autoescape(default=True, default_for_string=True),
+        )
+        templates.filters.update(when=_when, took=_took)
+        return templates
 
     @property
     def url(self) -> str:

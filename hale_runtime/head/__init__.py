@@ -5,15 +5,14 @@
     leg.next(); leg.allowance(); leg.call("…"); leg.submit("succeeded")
 
 core.py decides each call (reads.py the reads), server.py serves and
-batches them, client.py is the leg's side, settle.py the organization's
-answers, performer.py the performer that hands the agent kind to legs.
+batches them, client.py is the leg's side. The organization's answers to
+the legs (asks/settle.py) and the performer that hands the agent kind to
+legs (asks/leg_performer.py) run on the organization, below the head.
 """
 
 from hale_runtime.head.client import HeadClient, HeadError, Leg, find_head, leg_name
 from hale_runtime.head.core import Decision, Head, HeadRefused
-from hale_runtime.head.performer import LegPerformer, LegPlugin
 from hale_runtime.head.server import HeadServer, head_file, open_head_for
-from hale_runtime.head.settle import Settler
 
 __all__ = [
     "Decision",
@@ -23,9 +22,6 @@ __all__ = [
     "HeadRefused",
     "HeadServer",
     "Leg",
-    "LegPerformer",
-    "LegPlugin",
-    "Settler",
     "find_head",
     "head_file",
     "leg_name",

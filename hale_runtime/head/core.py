@@ -33,12 +33,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from hale_runtime.asks.settle import ALLOWANCE, LEG_KINDS, OUTCOME
 from hale_runtime.engine import Budget, BudgetPolicy, State
 from hale_runtime.engine.ids import root_of
 from hale_runtime.errors import Refused
 from hale_runtime.head.reads import READS, ReadRefused
 from hale_runtime.head.reads import read as read_call
-from hale_runtime.head.settle import ALLOWANCE, LEG_KINDS, OUTCOME
 from hale_runtime.memory import Fenced, Grant
 from hale_runtime.owners import Owners
 from hale_runtime.record import kinds

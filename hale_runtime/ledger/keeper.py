@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from hale_runtime import errors
 from hale_runtime.errors import one_line
 from hale_runtime.memory import Fenced
 from hale_runtime.record import Record, RecordError, Row, kinds
@@ -35,8 +36,10 @@ ADOPT, ABANDON = "ledger.adopt", "ledger.abandon"
 STEMS = (ADOPT, ABANDON)
 
 
-class LedgerHeld(Exception):
+class LedgerHeld(errors.HaleRuntimeError):
     """Another live body holds memory's body claim over an adopted ledger."""
+
+    code = errors.EXIT_LEASE_HELD  # the record runs elsewhere, as a held lease says
 
 
 def claim_key(owner: str | None) -> str:

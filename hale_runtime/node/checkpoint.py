@@ -27,8 +27,8 @@ tuples, dicts, bytes): nothing in it is code. The newest `KEEP` files stay.
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
-import importlib.util
 import marshal
 import os
 import time
@@ -51,7 +51,7 @@ FOLD_MODULES = (
     "hale_runtime.schedules.state",
     "hale_runtime.schedules.locus",
     "hale_runtime.asks.intake",
-    "hale_runtime.head.settle",
+    "hale_runtime.asks.settle",
     "hale_runtime.readings.concerns",
     "hale_runtime.seen",
     "hale_runtime.node.checkpoint",
@@ -78,11 +78,15 @@ def version() -> str:
         digest.update(dist_version("hale").encode())
     except PackageNotFoundError:
         digest.update(b"unversioned")
+    # each source found by its path under the package, since find_spec would import
+    # every package on the way (the engine's, the schedules', …) before a node starts
+    home = Path(__file__).resolve().parents[1]
     for name in FOLD_MODULES:
-        spec = importlib.util.find_spec(name)
-        if spec is None or spec.origin is None:
-            raise RuntimeError(f"the fold module {name} is not installed")
-        digest.update(Path(spec.origin).read_bytes())  # its source, read, not imported
+        source = home.joinpath(*name.split(".")[1:]).with_suffix(".py")
+        try:
+            digest.update(source.read_bytes())  # its source, read, not imported
+        except OSError:
+            raise RuntimeError(f"the fold module {name} is not installed") from None
     return digest.hexdigest()[:16]
 
 
@@ -156,7 +160,13 @@ class Checkpoints:
     def __init__(self, place: Files | InMemory, say: Callable[[str], None], made_by: str = ""):
         self.place = place
         self.say = say
-        self.version = made_by or version()
+        self.made_by = made_by
+
+    @functools.cached_property
+    def version(self) -> str:
+        """This toolchain's version of the folds: read only when a checkpoint is read
+        or written, so a start with none to read pays nothing for it."""
+        return self.made_by or version()
 
     def load(self, record: Record) -> Checkpoint | None:
         """The newest usable checkpoint, or None; what was passed over is said in one line."""

@@ -19,8 +19,10 @@ import sys
 import time
 from pathlib import Path
 
+from hale_runtime import errors
 
-class ChildFailed(Exception):
+
+class ChildFailed(errors.Failed):
     """A child did not start, or said why it stopped."""
 
 

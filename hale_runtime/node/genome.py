@@ -36,6 +36,7 @@ from pathlib import Path
 
 import pygit2
 
+from hale_runtime import errors
 from hale_runtime.node.git import GitFailed, git, text
 
 GENOME_TREES = ("dna", "vendor")
@@ -54,7 +55,7 @@ class Genome:
         return f"{short} (work tree)" if self.work_tree else short
 
 
-class BuildFailed(Exception):
+class BuildFailed(errors.Refused):
     """The genome does not build; `text` is the diagnostics."""
 
     def __init__(self, commit: str, text: str):

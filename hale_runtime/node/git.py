@@ -16,8 +16,10 @@ import signal
 import subprocess
 from pathlib import Path
 
+from hale_runtime import errors
 
-class GitFailed(Exception):
+
+class GitFailed(errors.Failed):
     """A git call failed (`stderr` says why) or did not finish in time."""
 
     def __init__(self, message: str, stderr: str = ""):

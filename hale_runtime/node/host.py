@@ -51,6 +51,7 @@ from pathlib import Path
 from hale_runtime import figures
 from hale_runtime.memory import MemoryFailed, open_memory
 from hale_runtime.memory.dsn import redact
+from hale_runtime.memory.projection import ProjectionDiverged, project
 from hale_runtime.memory.schema import latest
 from hale_runtime.nerves import NervesFailed, open_nerves
 from hale_runtime.node import children, genome
@@ -61,7 +62,6 @@ from hale_runtime.node.lease import OWNER_ENV, BodyLease, Lease, LeaseHeld, Leas
 from hale_runtime.node.ledger_steps import LedgerSteps
 from hale_runtime.node.maintenance import Maintenance
 from hale_runtime.node.processes import TOKEN_ENV, Processes
-from hale_runtime.node.projection import ProjectionDiverged, project
 from hale_runtime.node.quarantine import Quarantine
 from hale_runtime.node.relay import RESEND_S, Relay
 from hale_runtime.node.serving import Serving

@@ -32,6 +32,7 @@ from pathlib import Path
 
 import pygit2
 
+from hale_runtime import errors
 from hale_runtime.node.git import GitFailed, git
 
 LEASE_REF = "refs/dna/body"
@@ -89,8 +90,10 @@ class Lease:
             raise LeaseUnprovable(f"{LEASE_REF} holds no lease: {error}") from None
 
 
-class LeaseHeld(Exception):
+class LeaseHeld(errors.HaleRuntimeError):
     """The lease is someone else's (or no longer the one this holder wrote)."""
+
+    code = errors.EXIT_LEASE_HELD
 
     def __init__(self, lease: Lease | None, message: str = ""):
         self.lease = lease
@@ -98,7 +101,7 @@ class LeaseHeld(Exception):
         super().__init__(message or f"the body lease is held by {held}")
 
 
-class LeaseUnprovable(Exception):
+class LeaseUnprovable(errors.Failed):
     """The lease could not be read or written (remote unreachable, timed out)."""
 
 

@@ -12,6 +12,8 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from hale_runtime import errors
+
 ENV = {
     "tick_s": ("HALE_DNA_TICK", 1.0),
     "lease_s": ("HALE_DNA_LEASE_S", 30.0),
@@ -25,8 +27,10 @@ ENV = {
 }
 
 
-class SettingsError(ValueError):
+class SettingsError(errors.Refused, ValueError):
     """An environment variable holds something that is not a duration."""
+
+    code = errors.EXIT_USAGE  # the variable, not the project, needs the fix
 
 
 @dataclass(frozen=True)

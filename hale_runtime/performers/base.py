@@ -20,10 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
-
-if TYPE_CHECKING:
-    from hale_runtime.engine.budget import Admission
+from typing import Any, Protocol
 
 SUCCEEDED = "succeeded"
 FAILED = "failed"
@@ -84,6 +81,16 @@ class Reconciled:
     verdict: str  # ACTED | NOT_ACTED | UNKNOWN
     answer: Answer | None = None
     why: str = ""  # for UNKNOWN: what it knows, for the person who decides
+
+
+@dataclass(frozen=True)
+class Admission:
+    """The Budget gate's answer (engine/budget.py), declared here where performers
+    receive it, so the engine imports the performers and never the reverse."""
+
+    granted: int  # micro-dollars the spend may use (0 when refused)
+    refused: str = ""  # the refusal's text, "" when admitted
+    window: str = ""  # the window's label, e.g. "day/2026-11-29"
 
 
 class ModelProvider(Protocol):

@@ -22,6 +22,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from hale_runtime import errors
 from hale_runtime.performers.hookspecs import hookimpl
 
 URL_ENV, MODEL_ENV, KEY_ENV = "HALE_DNA_MODEL_URL", "HALE_DNA_MODEL", "HALE_DNA_MODEL_KEY"
@@ -33,7 +34,7 @@ CALL_ENV, IN_ENV, OUT_ENV = (
 TIMEOUT_ENV = "HALE_DNA_MODEL_TIMEOUT"
 
 
-class ModelCallFailed(Exception):
+class ModelCallFailed(errors.Failed):
     """The endpoint did not answer a completion."""
 
 

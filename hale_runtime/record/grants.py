@@ -25,13 +25,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from hale_runtime.record.kinds import GRANT_GIVEN, GRANT_REVOKED, REVIEW_OPENED
 from hale_runtime.record.row import Row
-
-if TYPE_CHECKING:
-    from hale_runtime.record.trust import Trust
 
 LEADER = "leader"
 GRANTABLE = frozenset({LEADER})  # the positions the Board may grant Reviews to
@@ -110,6 +107,19 @@ class Grants:
 
 
 # ---- the rules: (trust, row, the fingerprint that signed it) -> why, "" when it may ----
+
+
+class Trust(Protocol):
+    """What the rules read of the trust fold (trust.py's `Trust`, which holds a `Grants`):
+    declared here so the fold imports its part, and never the other way round."""
+
+    grants: Grants
+
+    def is_board(self, who: str, fingerprint: str) -> bool: ...
+
+    def not_board(self, row: Row, fingerprint: str) -> str: ...
+
+    def holds(self, who: str, fingerprint: str, position: str) -> bool: ...
 
 
 def grant_rule(trust: Trust, row: Row, fp: str) -> str:

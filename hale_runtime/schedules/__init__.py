@@ -1,7 +1,7 @@
 """Schedules: the Scheduler locus and what the verbs read and write.
 
 The Scheduler itself is genome code (`dna/core/scheduler.hl`, toolchain copy
-in `vendor/dna/templates/`); this package binds its host types (host.py),
+in `vendor/dna/templates/`); this package binds its host types (binding.py),
 holds it (scheduler.py), hosts it on the organization (locus.py, plug.py),
 folds schedule state from the record (state.py) and prints it (listing.py).
 

@@ -27,6 +27,8 @@ from functools import lru_cache
 
 from croniter import croniter
 
+from hale_runtime import errors
+
 MINUTE = 60_000
 DAY = 86_400_000
 HORIZON_DAYS = 366 * 8  # the farthest a search walks ("0 0 29 2 1" fits)
@@ -50,7 +52,7 @@ FIVE = "a cron has five fields (minute hour day-of-month month weekday)"
 NEVER = f"never occurs: no minute in the next {HORIZON_DAYS // 366} years matches it"
 
 
-class CronError(ValueError):
+class CronError(errors.Refused, ValueError):
     """A malformed expression; the message says why."""
 
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hale_runtime.record import kinds
-from hale_runtime.schedules.host import RowItem, ScheduleHost
+from hale_runtime.schedules.binding import RowItem, ScheduleHost
 from hale_runtime.schedules.scheduler import Scheduler
 from hale_runtime.schedules.state import Fold
 from hale_runtime.schedules.terms import Terms, cadence, occurrence_at, shape_refusal, when

@@ -31,8 +31,8 @@ from typing import Any
 from hale_runtime.errors import one_line
 from hale_runtime.record import Record, Row, kinds
 from hale_runtime.record.follow import Follower
+from hale_runtime.schedules.binding import ScheduleHost
 from hale_runtime.schedules.declare import decide, put_rhythm
-from hale_runtime.schedules.host import ScheduleHost
 from hale_runtime.schedules.ratify import OrganismPlugin, approved
 from hale_runtime.schedules.scheduler import Scheduler
 from hale_runtime.schedules.state import Fold, ScheduleState

@@ -98,7 +98,7 @@ def board_refusal(memory: Any | None, record: Record, key: str) -> str:
     if record.trust.genesis:
         body = {"decision": "approved", "by": record.who, "practice": ""}
         return record.judge(DECIDED, key, body)
-    from hale_runtime.schedules.host import is_holder
+    from hale_runtime.schedules.binding import is_holder
 
     if memory is None:
         return ""

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from hale_runtime.schedules.host import Cron, ScheduleHost, load
+from hale_runtime.schedules.binding import Cron, ScheduleHost, load
 from hale_runtime.schedules.terms import Terms
 
 

@@ -52,6 +52,7 @@ from typing import Any
 
 import pygit2
 
+from hale_runtime import errors
 from hale_runtime.performers import SUCCEEDED, Answer, Pending, Reconciled
 from hale_runtime.performers.base import ACTED
 from hale_runtime.record import Record, Row, kinds
@@ -65,7 +66,7 @@ _SCRATCH = "/dev/shm" if os.access("/dev/shm", os.W_OK) else None
 Window = tuple[int, int]  # [start, end) in ms
 
 
-class TooLong(Exception):
+class TooLong(errors.Refused):
     """The window holds more ticks of work than the budget allows."""
 
 
@@ -229,7 +230,7 @@ class Simulation:
     def _boot(self) -> None:
         """Start (or restart) the organism on the copy, everything rebuilt from it."""
         from hale_runtime.engine import Engine
-        from hale_runtime.node.projection import project
+        from hale_runtime.memory.projection import project
         from hale_runtime.performers import Performers, plugin_manager
         from hale_runtime.schedules.locus import SchedulerLocus
         from hale_runtime.schedules.ratify import OrganismPlugin

@@ -210,7 +210,7 @@ class ReplayHost:
 def replay_tick(rows: Sequence[Row], index: int, scheduler: Any, cap: int = MAX_FRAMES) -> Trace:
     """Re-run the tick behind row `index` on `scheduler` (a schedules Scheduler,
     whose state is replaced) with hooks on, as the record stood before it."""
-    from hale_runtime.schedules.host import ScheduleHost
+    from hale_runtime.schedules.binding import ScheduleHost
 
     before, now = tick_of(rows, index)
     fold = Fold().apply_all(rows[:before])

@@ -15,8 +15,10 @@ from support.clock import HandClock  # noqa: F401 (the ask tests take it from he
 from support.projects import make_project as _make_project
 
 from hale_runtime.asks import Ask, Brief, Inline, Intake
+from hale_runtime.asks.leg_performer import LegPlugin
+from hale_runtime.asks.settle import Settler
 from hale_runtime.engine import BudgetPolicy, Engine
-from hale_runtime.head import Head, LegPlugin, Settler
+from hale_runtime.head import Head
 from hale_runtime.memory import open_memory
 from hale_runtime.nerves import Message
 from hale_runtime.node.relay import message_of

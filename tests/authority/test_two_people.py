@@ -172,7 +172,7 @@ def test_the_graph_shows_each_holder_with_its_keys(
     project: Path, alice: Person, tmp_path: Path
 ) -> None:
     from hale_runtime.memory import open_memory
-    from hale_runtime.node.projection import project as project_rows
+    from hale_runtime.memory.projection import project as project_rows
 
     bob = Person("bob", project.parent / "home-bob")
     assert alice.hale("key", "register", "bob", bob.key().openssh()).exit_code == 0

@@ -8,7 +8,7 @@ from pathlib import Path
 import pygit2
 from catalog_helpers import own_source
 
-from hale_runtime.catalog.genome import layout
+from hale_runtime.catalog.layout import layout
 
 OWN = own_source(
     """

@@ -9,8 +9,8 @@ from __future__ import annotations
 from click.testing import CliRunner
 from engine_helpers import Scripted, catalog_of, work
 
+from hale_runtime.asks.settle import Settler
 from hale_runtime.cli import hale
-from hale_runtime.head.settle import Settler
 from hale_runtime.nerves import Message
 from hale_runtime.node.relay import message_of
 from hale_runtime.performers import ACTED, FAILED, SUCCEEDED, UNKNOWN, Answer, Reconciled
@@ -88,7 +88,7 @@ def test_one_that_cannot_say_waits_for_a_person(org, monkeypatch):
     assert again.exit_code == 1 and "is asked already (failed)" in again.stderr
     (asked,) = org.rows(kind="attempt.outcome.requested")
     said = Settler(e.record, e).on_outcome_requested(Message(0, asked.kind, message_of(asked)))
-    assert said == "settled failed"  # the relayed ask, settled as a leg's is (head/settle.py)
+    assert said == "settled failed"  # the relayed ask, settled as a leg's is (asks/settle.py)
     (y,) = [row for row in org.rows(kind="attempt.outcome") if row.key == "t1/wf1/s1/y/a0"]
     assert y.body["detail"] == "resolved by a person" and y.body["performer"] == "service"
     again = runner.invoke(

@@ -18,8 +18,8 @@ class Organization:
     """What a running organization would do with the face's asks, done on demand."""
 
     def __init__(self, root: Path):
+        from hale_runtime.asks.settle import Settler
         from hale_runtime.engine import Engine
-        from hale_runtime.head import Settler
         from hale_runtime.memory import open_memory
         from hale_runtime.performers import Performers, plugin_manager
 

@@ -9,7 +9,7 @@ import signal
 from node_helpers import alive, children_of, hale, wait_for
 
 from hale_runtime.memory import open_memory
-from hale_runtime.node.projection import PROJECTIONS, project
+from hale_runtime.memory.projection import PROJECTIONS, project
 from hale_runtime.node.relay import Relay
 from hale_runtime.record import Record
 

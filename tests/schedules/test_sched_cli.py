@@ -184,7 +184,7 @@ def test_the_listing_reads_the_record_alone_on_any_clone(org, tmp_path, snapshot
 
 
 def test_fill_names_a_holder(org, snapshot):
-    from hale_runtime.node.projection import project
+    from hale_runtime.memory.projection import project
 
     result = hale_cli(org.root, "fill", "auditor", "ann")
     assert result.output == snapshot

@@ -147,7 +147,7 @@ def test_declaring_puts_the_rhythm_in_the_graph(org):
 
 def test_the_node_projects_a_declaration_into_the_graph(org):
     from hale_runtime.memory import open_memory
-    from hale_runtime.node.projection import project
+    from hale_runtime.memory.projection import project
 
     org.ask(terms())
     fresh = open_memory(org.root / ".git" / "hale" / "projected.sqlite3")

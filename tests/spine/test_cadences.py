@@ -10,7 +10,7 @@ from pg import fresh_database, shared_postgres  # noqa: E402
 from schedule_helpers import HandClock, Org, new_project, terms  # noqa: E402
 
 from hale_runtime.memory import open_memory  # noqa: E402
-from hale_runtime.node.projection import project  # noqa: E402
+from hale_runtime.memory.projection import project  # noqa: E402
 from hale_runtime.schedules.listing import memory_process_lines, process_lines  # noqa: E402
 
 EDITOR = "position:editor convenes definition:ask-edit"

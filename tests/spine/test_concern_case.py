@@ -9,8 +9,8 @@ from pathlib import Path
 from ask_helpers import relayed  # noqa: E402
 from schedule_helpers import HandClock, Org, hale_cli, new_project  # noqa: E402
 
+from hale_runtime.asks.settle import Settler  # noqa: E402
 from hale_runtime.engine.cases import open_cases  # noqa: E402
-from hale_runtime.head.settle import Settler  # noqa: E402
 
 TARGET = "instance:app"
 

@@ -11,8 +11,8 @@ from engine_helpers import HandClock, Org, Scripted, catalog_of, make_project, w
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from hale_runtime.asks.settle import Settler  # noqa: E402
 from hale_runtime.engine.cancel import ANSWERED, REQUESTED, Canceller  # noqa: E402
-from hale_runtime.head.settle import Settler  # noqa: E402
 from hale_runtime.nerves import Message  # noqa: E402
 from hale_runtime.node.relay import message_of  # noqa: E402
 from hale_runtime.performers import FAILED, SUCCEEDED  # noqa: E402

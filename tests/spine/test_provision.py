@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from node_helpers import hale
 
 from hale_runtime.memory import open_memory
-from hale_runtime.node.projection import project
+from hale_runtime.memory.projection import project
 from hale_runtime.node.provision import check_name
 from hale_runtime.record import Record
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 from click.testing import CliRunner
 from test_doors import engine_with_a_case
 
+from hale_runtime.asks.settle import Settler, attempt_of
 from hale_runtime.cli import hale
-from hale_runtime.head.settle import Settler, attempt_of
 from hale_runtime.nerves import Message
 from hale_runtime.node.relay import Relay, message_of
 

@@ -11,7 +11,7 @@ import pygit2
 
 def make_project(path: Path, clone: str = "c0ffee00", new_genome: bool = False) -> Path:
     if new_genome:
-        from hale_runtime.catalog.genome import layout
+        from hale_runtime.catalog.layout import layout
 
         for rel, data in layout().items():
             (path / rel).parent.mkdir(parents=True, exist_ok=True)

@@ -14,7 +14,7 @@ from robust_helpers import forge_and_clone
 
 from hale_runtime.cli import hale
 from hale_runtime.memory import open_memory
-from hale_runtime.node.projection import project
+from hale_runtime.memory.projection import project
 from hale_runtime.record import Record, protected
 
 SECRET = "card 4111-1111 of ann\u00e9@example.com"

@@ -14,7 +14,7 @@ from robust_helpers import commit_lines, forge_and_clone, git, record_tip
 
 from hale_runtime.cli import hale
 from hale_runtime.memory import SetHolder, open_memory
-from hale_runtime.node.projection import project
+from hale_runtime.memory.projection import project
 from hale_runtime.node.syncing import sync as node_sync
 from hale_runtime.record import Record, store
 from hale_runtime.record.chain import tracking_ref

@@ -19,7 +19,7 @@ from support.projects import make_project
 from hale_runtime.cli import hale
 from hale_runtime.engine import Budget, BudgetPolicy, State
 from hale_runtime.memory import open_memory
-from hale_runtime.node.projection import PROJECTIONS
+from hale_runtime.memory.projection import PROJECTIONS
 from hale_runtime.record import Record, kinds
 from hale_runtime.record.bounds import MAX_LINE, printed
 from hale_runtime.record.errors import RowRefused

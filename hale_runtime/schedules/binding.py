@@ -176,7 +176,7 @@ def is_holder(who: str, holder: str) -> bool:
 
 def bindings() -> dict[str, Any]:
     """Every host item `vendor/dna` declares, bound."""
-    from hale_runtime.catalog.host import WorkflowCatalog
+    from hale_runtime.catalog.binding import WorkflowCatalog
 
     return {
         f"{MOD}::WorkflowCatalog": WorkflowCatalog,

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from hale_runtime import errors
 from hale_runtime.toolchain import vendor_dna
 
 TEMPLATES = "templates"
@@ -34,7 +35,7 @@ REQUIRED = (
 )
 
 
-class ToolchainIncomplete(Exception):
+class ToolchainIncomplete(errors.Failed):
     """This install of hale lacks files of its own `vendor/dna`."""
 
 
