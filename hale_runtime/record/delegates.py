@@ -23,13 +23,11 @@ nothing, and the ones before it stand until the Board revokes those keys.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from hale_runtime.record.kinds import ENDORSE_DELEGATED, ENDORSE_REVOKED
 from hale_runtime.record.row import Row
 
-if TYPE_CHECKING:
-    from hale_runtime.record.trust import Key, Trust
 
 PREFIX = "endorse/"
 POSITION = "position:"
@@ -57,6 +55,31 @@ class Delegates:
     @classmethod
     def restore(cls, data: list[str] | None) -> Delegates:
         return cls(set(data or ()))
+
+
+class Key(Protocol):
+    """What the rules read of a key (trust.py's `Key`)."""
+
+    identity: str
+    endorsed: bool
+    revoked: bool
+
+
+class Trust(Protocol):
+    """What the rules read of the trust fold (trust.py's `Trust`, which holds the
+    `Delegates`): declared here so the fold imports its part, never the reverse."""
+
+    delegates: Delegates
+    keys: dict
+    root: str
+
+    def key_of(self, fp: str, who: str) -> Key | None: ...
+
+    def holds(self, who: str, fingerprint: str, position: str) -> bool: ...
+
+    def not_board(self, row: Row, fingerprint: str) -> str: ...
+
+    def board_holder(self) -> str: ...
 
 
 def delegate_of(trust: Trust, who: str, fp: str) -> str:

@@ -32,7 +32,7 @@ INTERNAL = {
     "hale_runtime.engine.advance.Stuck": "the advance loop's own signal, caught by the engine",
     "hale_runtime.memory.projection.ProjectionDiverged": "the host resets the projection on it",
     "hale_runtime.memory.store._NotMoved": "a swap that lost, retried inside the store",
-    "hale_runtime.node.host.NodeStop": "the host's way out of its loop: it becomes an exit code",
+    "hale_runtime.node.stopping.NodeStop": "the host's way out of its loop: it becomes an exit code",
     "hale_runtime.performers.http_service.NotSent": "a request not sent, answered as unknown",
     "hale_runtime.record.loose_ref.Locked": "a ref lock held, retried inside the loose store",
     "hale_runtime.tui.genome.TraceFull": "a trace at its cap, shown in the TUI",

@@ -65,10 +65,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
 KNOWN_UPWARD: dict[tuple[str, str], str] = {
     ("hale_runtime.node.host", "hale_runtime.head.node"): (
         "the host starts the head itself; it should be handed what starts one "
-        "(node/host.py is the bodies lane's, issue 35)"
-    ),
-    ("hale_lang.lsp.analysis", "hale_runtime.catalog.admission"): (
-        "the editor server asks the catalog's admission; the kit lane (issue 31) removes it"
+        "(issue 33 leaves it: the head's start belongs in a node part below the host)"
     ),
 }
 

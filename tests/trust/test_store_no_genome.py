@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from no_genome_helpers import GREEDY, Running, ask
 
-from hale_runtime.catalog.genome import layout
+from hale_runtime.catalog.layout import layout
 from hale_runtime.cli import hale
 from hale_runtime.memory import open_memory
 from hale_runtime.node.fallback import catalog_or_why
