@@ -28,7 +28,6 @@ from typing import Protocol
 from hale_runtime.record.kinds import ENDORSE_DELEGATED, ENDORSE_REVOKED
 from hale_runtime.record.row import Row
 
-
 PREFIX = "endorse/"
 POSITION = "position:"
 KINDS = frozenset({ENDORSE_DELEGATED, ENDORSE_REVOKED})  # what the part takes in
