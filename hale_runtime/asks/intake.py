@@ -80,7 +80,7 @@ class Intake:
         self.planning: dict[str, Planning] = {}
         self.late: list[Planning] = []  # words still out on claims that expired
         self.said: set[str] = set()
-        self.follower = Follower(record)
+        self.follower = Follower(record, stale=True)  # a superseded body's word is bound
         self.sync = sync or (lambda: None)  # the record with its remote (raises RecordError)
 
     # ---- the fold ----------------------------------------------------------------
@@ -96,16 +96,26 @@ class Intake:
 
     def read(self) -> None:
         """Take in the rows written since the last read."""
+        stale = self.record.stale
         for row in self.follower.new_rows():
-            if row.kind in (OFFERED, REFUSED):
+            if row.kind == kinds.MODEL_CALLED and row.key.startswith("plan/"):
+                self._word(row)  # bound even when void: the call was made, and paid for
+            elif stale(row):
+                continue  # the epoch rule: a superseded body's row counts for nothing
+            elif row.kind in (OFFERED, REFUSED):
                 self.answered.add(row.key)
                 self.words.pop(row.key, None)  # answered: no decision reads its word again
-            elif row.kind == kinds.MODEL_CALLED and row.key.startswith("plan/"):
-                intent = row.key.removeprefix("plan/")
-                if intent not in self.answered:
-                    self.words[intent] = str(row.body.get("answer", ""))
             elif row.kind == kinds.POSITION_FILLED and row.body.get("owner"):
                 self.owners[filled_position(row.key, row.body)] = str(row.body["owner"])
+
+    def _word(self, row: Any) -> None:
+        """The Leader's journaled word on an intent not yet answered: a later holder
+        binds it (`_plan`) rather than ask again. A row the epoch rule voids is
+        bound too: its body lost the lease after the call, not before it, and
+        the word is the same whoever journaled it."""
+        intent = row.key.removeprefix("plan/")
+        if intent not in self.answered and intent not in self.words:
+            self.words[intent] = str(row.body.get("answer", ""))
 
     def snapshot(self) -> dict[str, Any]:
         """The intake's fold as plain data (a checkpoint's part)."""
@@ -213,9 +223,13 @@ class Intake:
         key = f"plan/{ask.intent}"
         body = {"holder": self.holder, "token": grant.token, "until": grant.until}
         self.record.append(kinds.CLAIM_TAKEN, key, body)
+        out = next((p for p in self.late if p.ask.intent == ask.intent), None)
         if ask.intent in self.words:  # a previous holder's word is in the record
             future: Future = Future()
             future.set_result(None)
+        elif out is not None:  # our own word, asked under a claim that ran out: still ours
+            self.late.remove(out)
+            future = out.future
         else:
             text = prompt(self.brief(), ask)
             price = self.provider.price(text)

@@ -219,9 +219,12 @@ def test_no_leader_when_the_organization_does_not_plan(project: Project) -> None
     assert read_genome(project.root).leader is False
 
 
-def test_a_word_out_past_its_claim_is_late_and_the_ask_planned_again(project: Project) -> None:
-    """The same node, its claim expired while its word was still out: it plans again, and the
-    late word is journaled (every call is a row) but admits nothing."""
+def test_a_word_out_past_its_claim_is_bound_when_the_ask_is_planned_again(
+    project: Project,
+) -> None:
+    """The same node, its claim expired while its word was still out: it takes the claim
+    again and waits for the word it asked for, rather than ask again. One call, one
+    `model.called` row, one admission."""
     import threading
 
     stuck = Scripted(PERSON)
@@ -232,7 +235,15 @@ def test_a_word_out_past_its_claim_is_late_and_the_ask_planned_again(project: Pr
         assert a.intake.on_intent_requested(relayed(row)).startswith("in planning")
         age_claim(project.memory_path, f"plan/{row.key}", 300_000)
         assert a.intake.on_intent_requested(relayed(row)).startswith("in planning")
-        assert len(a.intake.late) == 1 and project.rows("claim.taken")[-1].body["token"] == 2
+        assert a.intake.late == [] and project.rows("claim.taken")[-1].body["token"] == 2
+        stuck.gate.set()
+        for p in a.intake.planning.values():
+            p.future.result()
+        said = a.intake.tick()
+    assert said == ["offered: t1"] and len(stuck.prompts) == 1
+    assert len(project.rows("intent.offered")) == 1
+    (called,) = [r for r in project.rows("model.called") if r.key.startswith("plan/")]
+    assert called.body["call"] == f"plan/{row.key}#2"
         stuck.gate.set()
         for p in [*a.intake.late, *a.intake.planning.values()]:
             p.future.result()

@@ -102,3 +102,26 @@ def test_a_strangers_forged_row_acted_on_is_a_violation():
     rows = history(*CLEAN, forged, ("row.quarantined", "r10", {"why": "-"}), acted)
     said = check(rows, {"r10"}, {"r10"}, [], {"forged1xbeef"}).violations
     assert any("acted on a stranger's forged row (forged1xbeef)" in v for v in said), said
+
+
+def test_a_leader_call_lost_with_the_lease_and_asked_again_is_no_violation():
+    """Body A (epoch 1) journaled the Leader's word, but B's epoch 2 reached the chain
+    first: A's row is void, B's call is the one that landed. Asked, lost with the lease,
+    asked again: counted (one landed, one void), not flagged. Two landed calls are."""
+    ref = "refs/dna/owners/a/body"
+    rows = history(
+        ("body.epoch", ref, {"n": 1}),
+        ("intent.requested", "i-1", {}),
+        ("claim.taken", "plan/i-1", {}),
+        ("body.epoch", ref, {"n": 2}),
+        ("model.called", "plan/i-1", {"call": "plan/i-1#1", "epoch": {"of": ref, "n": 1}}),
+        ("row.quarantined", "r4", {"why": "stale: superseded"}),
+        ("model.called", "plan/i-1", {"call": "plan/i-1#2", "epoch": {"of": ref, "n": 2}}),
+        ("intent.offered", "i-1", {"epoch": {"of": ref, "n": 2}}),
+    )
+    h = check(rows, set(), set(), [])
+    assert h.violations == [] and (h.leader_landed, h.leader_void) == (1, 1)
+    rows[4] = rows[4]._replace(body={"call": "plan/i-1#1", "epoch": {"of": ref, "n": 2}})
+    rows[5] = rows[5]._replace(kind="claim.released", key="plan/i-1", body={})
+    h = check(rows, set(), set(), [])  # both landed: the takeover asked again
+    assert h.violations == ["the Leader asked 2 times on plan/i-1, each call landed"]
