@@ -436,7 +436,9 @@ class Chaos:
         for pid in pids:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGSTOP)
-        self.paused.append((time.monotonic() + self.lease_s * self.rng.uniform(1.1, 1.8), pids, body))
+        self.paused.append(
+            (time.monotonic() + self.lease_s * self.rng.uniform(1.1, 1.8), pids, body)
+        )
         self.figures.pauses += 1
         return True
 
