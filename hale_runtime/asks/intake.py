@@ -24,7 +24,9 @@ one that does not land keeps the claim until it runs out.
 
 from __future__ import annotations
 
+import os
 import sys
+import time
 from collections.abc import Callable
 from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from dataclasses import dataclass
@@ -42,6 +44,7 @@ from hale_runtime.seen import Seen
 PLAN_TTL_S = 300.0
 OFFERED, REFUSED = kinds.INTENT_OFFERED, kinds.INTENT_REFUSED
 GATE = "refused: the Board's gate admits no empty ask"
+WORD_PAUSE_ENV = "HALE_DNA_TEST_WORD_PAUSE"  # test hook: seconds between the word and admitting
 
 
 @dataclass
@@ -251,6 +254,7 @@ class Intake:
             return self._given_back(key, p.grant, self._refuse(ask, why))
         if called is not None:
             self._journal(ask, p.grant, *called)
+            time.sleep(float(os.environ.get(WORD_PAUSE_ENV) or 0))  # a takeover lands here
         try:
             self.memory.check_fence(key, p.grant.token)
         except Fenced as fenced:
