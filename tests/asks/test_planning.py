@@ -244,3 +244,42 @@ def test_a_word_out_past_its_claim_is_bound_when_the_ask_is_planned_again(
     assert len(project.rows("intent.offered")) == 1
     (called,) = [r for r in project.rows("model.called") if r.key.startswith("plan/")]
     assert called.body["call"] == f"plan/{row.key}#2"
+
+
+def test_a_superseded_body_s_word_is_bound_though_its_row_is_void(project: Project) -> None:
+    """Body A (epoch 1) journaled the Leader's word, but it landed after B's epoch 2:
+    void under the epoch rule, yet the call was made and paid for. B binds its word
+    rather than ask the Leader again."""
+    ref = "refs/dna/owners/a/body"
+    b = project.record()
+    b.append("body.epoch", ref, {"n": 2, "holder": b.who})
+    a = project.record()
+    a.epoch = (ref, 1)
+    body = {"call": "plan/i-1#1", "model": "m", "micros": 5, "answer": PERSON}
+    word = a.append("model.called", "plan/i-1", body)
+    provider = Scripted('{"kind": "product"}')
+    node = project.node(provider=provider)
+    node.record.epoch = (ref, 2)
+    assert node.record.stale(word).startswith("stale: ")
+    assert node.offer("i-1", objective="renew the certificate") == "offered: t1"
+    assert provider.prompts == []
+    assert project.rows("intent.offered", "i-1")[0].body["definition"] == "ask-person@1"
+
+
+def test_a_restart_takes_up_only_its_own_owner_s_attempts(project: Project) -> None:
+    """Over a shared record, owner b's organization restarting finds owner a's open
+    attempt in the fold: it is a's live body's, and b's engine leaves it alone."""
+    a = project.node("a@box:c0ffee00", owner="a")
+    for owner in ("a", "b"):
+        row = ask_row(project, f"judge it for {owner}", owner=owner, judgment=True)
+        assert a.intake.on_intent_requested(relayed(row)).startswith(("offered", "not ours"))
+    b = project.node("b@box:c0ffee00", owner="b")
+    assert b.offer("i-0001", objective="judge it for b", owner="b", judgment=True) == "offered: t2"
+    restarted = project.node("b@box:c0ffee00", owner="b")
+    open_ = lambda: {
+        x.id.split("/")[0] for x in restarted.engine.to_reconcile + restarted.engine.unclaimed
+    }  # noqa: E731
+    assert open_() == {"t1", "t2"}
+    restarted.settler.read()
+    restarted.engine.keep_mine(lambda attempt: not restarted.settler.not_ours(attempt))
+    assert open_() == {"t2"}
