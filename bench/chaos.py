@@ -19,7 +19,15 @@ or 3, each owner has that many bodies in clones of their own, standing by:
 one holds the owner's lease, the others take it over when it runs out.
 With `--model-delay S` the Leader's and the editor's calls go to a model
 server here (OpenAI-shaped, answering as the offline provider does) that
-waits up to S seconds before it answers, so pauses land mid-call. Then the organism drains (no more
+waits up to S seconds before it answers, so pauses land mid-call; it counts
+the Leader's calls per ask, so the report shows the calls lost with a lease
+and asked again (no violation) beside the calls that landed (one an ask).
+`--lease S` sets the bodies' lease (renewal, margin and claims follow it),
+and pauses and partitions last in leases: a short lease makes takeovers
+come sooner, so 100 of each fault fit in well under an hour; `--pace`
+is the mean time between faults, which overlap across bodies (a pause
+outlives the next kill). An exit while a partition was on is the
+partition's doing, however late the driver noticed it. Then the organism drains (no more
 faults, asks or bad rows; legs go on) until nothing is owed, each node must
 stay up on its own (a node that exits by itself now is crash-looping), the
 nodes stop, and the checker (chaos_check.py) reads the final record from a
@@ -27,7 +35,8 @@ fresh clone. Prints kills, rows, asks and violations; exit 1 on any
 violation.
 
     .venv/bin/python bench/chaos.py [--kills 100] [--pauses 100] [--partitions 100]
-                                    [--bodies 2] [--model-delay 2] [--seed N] [--keep]
+                                    [--bodies 2] [--model-delay 2] [--lease 10] [--pace 1.5]
+                                    [--seed N] [--keep]
 """
 
 from __future__ import annotations

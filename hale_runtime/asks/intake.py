@@ -15,7 +15,10 @@ budget (the one Budget's gate; an exhausted window refuses with its text),
 then, when the Leader plans, a `claim.taken` row and the Leader asked on
 the executor, so the organization keeps hearing while the word is out. The
 word is journaled and pushed at once (a later holder binds one journaled as
-`model.called plan/<intent>` and never asks again), then bound into the
+`model.called plan/<intent>` and never asks again, even one the epoch rule
+voids, since that call was made and paid for; a holder whose claim ran out
+while its word was out binds that word when it takes the claim again),
+then bound into the
 admission (leader.py) once the claim is still ours: `intent.offered`,
 `workflow.admitted` and `task.born` go out as the engine's one commit. Any
 answer, planned or not, is pushed, and only then is the claim given back;
