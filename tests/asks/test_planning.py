@@ -276,9 +276,11 @@ def test_a_restart_takes_up_only_its_own_owner_s_attempts(project: Project) -> N
     b = project.node("b@box:c0ffee00", owner="b")
     assert b.offer("i-0001", objective="judge it for b", owner="b", judgment=True) == "offered: t2"
     restarted = project.node("b@box:c0ffee00", owner="b")
-    open_ = lambda: {
-        x.id.split("/")[0] for x in restarted.engine.to_reconcile + restarted.engine.unclaimed
-    }  # noqa: E731
+
+    def open_() -> set[str]:
+        engine = restarted.engine
+        return {x.id.split("/")[0] for x in engine.to_reconcile + engine.unclaimed}
+
     assert open_() == {"t1", "t2"}
     restarted.settler.read()
     restarted.engine.keep_mine(lambda attempt: not restarted.settler.not_ours(attempt))
