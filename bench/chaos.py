@@ -666,7 +666,8 @@ def report(history: History, figures: Figures, seed: int) -> list[str]:
         f"  kills: {sum(figures.kills.values())} ({kills}); pauses: {figures.pauses}; "
         f"partitions: {figures.partitions}; restarts: {figures.restarts}",
         f"  stops for a lease not proven in time: {figures.lease_stops}; exits 3 (lease held "
-        f"elsewhere, or woken past it): {figures.held_exits}; stale rows: {history.stale}",
+        f"elsewhere, or woken past it): {figures.held_exits}; stale rows: {history.stale}; "
+        f"leases taken (body.epoch rows): {history.epochs}",
         f"  asks: {history.asks} ({figures.cli_asks} through `hale dna task create`)",
         f"  rows: {history.rows} in the final record; tasks {history.tasks}, "
         f"attempts {history.attempts}; legs settled {figures.legs_settled}",

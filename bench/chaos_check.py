@@ -60,6 +60,7 @@ class History:
     bad_rows: int = 0
     stale: int = 0
     forged: int = 0  # a stranger's well-formed rows that landed
+    epochs: int = 0  # `body.epoch` rows: a body taking a lease (a start, or a takeover)
     leader_landed: int = 0  # `model.called plan/…` rows that landed
     leader_void: int = 0  # … journaled under a superseded epoch: paid for, not an act
     violations: list[str] = field(default_factory=list)
@@ -97,6 +98,7 @@ def check(
     stale = stale_rows(rows)
     good = [r for r in rows if r.id not in poison and r.id not in stale]
     h = History(rows=len(rows), stale=len(stale))
+    h.epochs = sum(1 for r in rows if r.kind == "body.epoch" and r.id not in poison)
     _asks(h, good)
     h.leader_void = sum(1 for r in rows if r.id in stale and _leader_call(r))
     _executions(h, good)
