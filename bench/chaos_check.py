@@ -27,7 +27,8 @@ the spine could have done something twice or not at all:
   or void under the epoch rule, do not count);
 - no row under a superseded epoch is applied: every stale row of a kind the
   engine folds is answered by one `row.quarantined` saying `stale:`
-  (hale_runtime/record/epochs.py), and the counts above leave stale rows out;
+  (hale_runtime/record/epochs.py; that answer may itself be stale: a
+  verdict acts on nothing), and the counts above leave stale rows out;
 - nodes left crash-looping are counted by the driver and passed in.
 
 `pending` is the same reading taken while the organism runs: what is still
@@ -198,11 +199,13 @@ FOLDED = frozenset(
 
 
 def _epochs(h: History, rows: list[Any], poison: set[str], stale: dict[str, str]) -> None:
-    """Every stale row the engine would fold is answered as stale: never applied."""
+    """Every stale row the engine would fold is answered as stale: never applied. A
+    `row.quarantined` is a verdict that makes nothing, so one its own writer's
+    takeover left stale still answers (node/quarantine.py folds it so too)."""
     said = {
         r.key
         for r in rows
-        if r.kind == "row.quarantined" and r.id not in poison and r.id not in stale
+        if r.kind == "row.quarantined" and r.id not in poison
         and str(r.body.get("why", "")).startswith(STALE)
     }  # fmt: skip
     for r in rows:

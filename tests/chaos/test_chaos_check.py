@@ -125,3 +125,17 @@ def test_a_leader_call_lost_with_the_lease_and_asked_again_is_no_violation():
     rows[5] = rows[5]._replace(kind="claim.released", key="plan/i-1", body={})
     h = check(rows, set(), set(), [])  # both landed: the takeover asked again
     assert h.violations == ["the Leader asked 2 times on plan/i-1, each call landed"]
+
+
+def test_a_stale_verdict_on_a_stale_row_still_answers_it():
+    """Body A's `workflow.settled` is void (B's epoch 2 came first); B's verdict on it
+    is void in turn (C's epoch 3): a verdict makes nothing, so the row is answered."""
+    ref = "refs/dna/owners/a/body"
+    rows = history(
+        ("body.epoch", ref, {"n": 2}),
+        ("workflow.settled", "t1", {"epoch": {"of": ref, "n": 1}}),
+        ("body.epoch", ref, {"n": 3}),
+        ("row.quarantined", "r1", {"why": "stale: superseded", "epoch": {"of": ref, "n": 2}}),
+    )
+    assert check(rows, set(), set(), []).violations == []
+    assert "applied: workflow.settled t1" in check(rows[:3], set(), set(), []).violations[0]
