@@ -47,6 +47,7 @@ import http.server
 import json
 import os
 import random
+import re
 import shutil
 import signal
 import subprocess
@@ -98,6 +99,7 @@ HELD_RESTART_S = 3.0  # a standby told the lease is another's tries again this m
 LEASE_S = float(TIMINGS["HALE_DNA_LEASE_S"])
 STABLE_S = 8.0  # after the faults, a node up this long on its own is not crash-looping
 PROVOKED_S = 20.0  # an exit this soon after a kill of one of its processes is the kill's
+SHAPE = re.compile(r"(?<=\bi-)[0-9a-f]+|(?<=\bt)\d+|(?<=\bnode )\w+")  # a violation's shape
 LEASE_STOPS = ("the body lease was not renewed", "the body lease is now")  # the spine's stops
 
 
@@ -682,6 +684,8 @@ def report(history: History, figures: Figures, seed: int) -> list[str]:
         f"landed: {history.leader_landed}, void (a superseded epoch's): {history.leader_void}",
         f"  violations: {len(history.violations)}",
     ]
+    shapes = Counter(SHAPE.sub("…", v)[:90] for v in history.violations)
+    lines += [f"    {n} × {shape}" for shape, n in shapes.most_common()]
     return lines + [f"    {v}" for v in history.violations[:50]]
 
 
@@ -697,11 +701,14 @@ def main() -> int:
                         help="the bodies' lease, s (renewal, margin and claims follow it)")  # fmt: skip
     parser.add_argument("--model-delay", type=float, default=2.0,
                         help="the model server's longest wait, s (0: the offline provider)")  # fmt: skip
+    parser.add_argument("--drain", type=float, default=240.0,
+                        help="seconds the organism has, after the faults, to owe nothing")  # fmt: skip
     parser.add_argument("--keep", action="store_true", help="keep the folder (logs, clones)")
     args = parser.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="hale-chaos-"))
     try:
-        history, figures = run(args.kills, args.seed, tmp, args.pace, pauses=args.pauses,
+        history, figures = run(args.kills, args.seed, tmp, args.pace, drain_s=args.drain,
+                               pauses=args.pauses,
                                partitions=args.partitions, per_owner=args.bodies,
                                model_delay_s=args.model_delay, lease_s=args.lease)  # fmt: skip
     finally:
