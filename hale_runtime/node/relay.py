@@ -17,6 +17,9 @@ request that does not fit its kind is never relayed (the record leaves it
 out). A `row.quarantined` row changes nothing here: it records a verdict the
 organization reached from the rows themselves, and makes none (a row one
 names is judged by its own content and signature, as every reader judges it).
+A row the epoch rule voids (record/epochs.py) is passed over: an offer or an
+outcome's answer a superseded body wrote answers nothing, so the request
+goes on being relayed until the body holding the lease answers it.
 """
 
 from __future__ import annotations
@@ -65,6 +68,8 @@ class Relay:
         """Take in the rows since the last read."""
         kinds = [k for k in record.kinds() if request_stem(k) or answer_stem(k)]
         for row in record.scan(self.stable, kinds):
+            if record.stale(row):
+                continue  # void (record/epochs.py): a superseded body's answer answers nothing
             stem = request_stem(row.kind)
             if stem:
                 if f"{stem} {row.key}" not in self.answered:
