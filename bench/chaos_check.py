@@ -32,7 +32,8 @@ the spine could have done something twice or not at all:
 - nodes left crash-looping are counted by the driver and passed in.
 
 `pending` is the same reading taken while the organism runs: what is still
-owed (unanswered asks, attempts without outcome, executions not settled),
+owed (unanswered asks, attempts without outcome, executions not settled,
+stale rows the engine folds not yet answered as stale),
 so the driver knows when the organism has drained.
 """
 
@@ -83,6 +84,9 @@ def pending(rows: list[Any], poison: set[str]) -> list[str]:
     ]
     settled = _by_kind(good, ("workflow.settled",))
     owed += [f"task {r.key}" for r in good if r.kind == "workflow.admitted" and not settled[r.key]]
+    said = {r.key for r in rows if r.kind == "row.quarantined" and r.id not in poison}
+    owed += [f"verdict on {r.kind} {r.key}" for r in rows
+             if r.id in stale and r.kind in FOLDED and r.id not in said]  # fmt: skip
     return owed
 
 
