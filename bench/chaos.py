@@ -19,7 +19,15 @@ or 3, each owner has that many bodies in clones of their own, standing by:
 one holds the owner's lease, the others take it over when it runs out.
 With `--model-delay S` the Leader's and the editor's calls go to a model
 server here (OpenAI-shaped, answering as the offline provider does) that
-waits up to S seconds before it answers, so pauses land mid-call. Then the organism drains (no more
+waits up to S seconds before it answers, so pauses land mid-call; it counts
+the Leader's calls per ask, so the report shows the calls lost with a lease
+and asked again (no violation) beside the calls that landed (one an ask).
+`--lease S` sets the bodies' lease (renewal, margin and claims follow it),
+and pauses and partitions last in leases: a short lease makes takeovers
+come sooner, so 100 of each fault fit in well under an hour; `--pace`
+is the mean time between faults, which overlap across bodies (a pause
+outlives the next kill). An exit while a partition was on is the
+partition's doing, however late the driver noticed it. Then the organism drains (no more
 faults, asks or bad rows; legs go on) until nothing is owed, each node must
 stay up on its own (a node that exits by itself now is crash-looping), the
 nodes stop, and the checker (chaos_check.py) reads the final record from a
@@ -27,7 +35,8 @@ fresh clone. Prints kills, rows, asks and violations; exit 1 on any
 violation.
 
     .venv/bin/python bench/chaos.py [--kills 100] [--pauses 100] [--partitions 100]
-                                    [--bodies 2] [--model-delay 2] [--seed N] [--keep]
+                                    [--bodies 2] [--model-delay 2] [--lease 10] [--pace 1.5]
+                                    [--seed N] [--keep]
 """
 
 from __future__ import annotations
@@ -38,6 +47,7 @@ import http.server
 import json
 import os
 import random
+import re
 import shutil
 import signal
 import subprocess
@@ -73,11 +83,23 @@ TIMINGS = {  # a loaded two-core machine: leases long enough that only kills sto
     "HALE_DNA_LEG_LEASE_S": "15",
     "HALE_DNA_DURABILITY": "relaxed",
 }
+
+
+def timings(lease_s: float) -> dict[str, str]:
+    """TIMINGS for a lease of `lease_s` seconds: renewals, margin and claims in step
+    with it (a shorter lease makes takeovers come sooner, so a run fits its hour)."""
+    scaled = {"HALE_DNA_LEASE_S": lease_s, "HALE_DNA_LEASE_RENEW_S": lease_s / 5,
+              "HALE_DNA_LEASE_MARGIN_S": lease_s * 0.3, "HALE_DNA_CLAIM_TTL": lease_s * 2,
+              "HALE_DNA_LEG_LEASE_S": lease_s * 1.5}  # fmt: skip
+    return {**TIMINGS, **{k: f"{v:g}" for k, v in scaled.items()}}
+
+
 RESTART_S = 0.5  # a unit's RestartSec
 HELD_RESTART_S = 3.0  # a standby told the lease is another's tries again this much later
 LEASE_S = float(TIMINGS["HALE_DNA_LEASE_S"])
 STABLE_S = 8.0  # after the faults, a node up this long on its own is not crash-looping
 PROVOKED_S = 20.0  # an exit this soon after a kill of one of its processes is the kill's
+SHAPE = re.compile(r"(?<=\bi-)[0-9a-f]+|(?<=\bt)\d+|(?<=\bnode )\w+")  # a violation's shape
 LEASE_STOPS = ("the body lease was not renewed", "the body lease is now")  # the spine's stops
 
 
@@ -89,11 +111,15 @@ class SlowModel:
         from hale_runtime.performers.models import OfflineProvider
 
         rng, offline = random.Random(seed), OfflineProvider()
+        self.asked: Counter = Counter()  # the Leader's calls answered, by ask
+        asked = self.asked
 
         class Handler(http.server.BaseHTTPRequestHandler):
             def do_POST(self) -> None:  # noqa: N802 (http.server's name)
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 prompt = body["messages"][-1]["content"]
+                if prompt.startswith("You are the Leader"):
+                    asked[next((w for w in prompt.splitlines() if w.startswith("Ask: ")), "")] += 1
                 time.sleep(rng.uniform(0, delay_s))
                 answer = {"choices": [{"message": {"content": offline.complete(prompt)[0]}}]}
                 data = json.dumps(answer).encode()
@@ -136,6 +162,8 @@ class Figures:
     held_exits: int = 0  # a standby body told the lease is another's (exit 3), as it must be
     seconds: float = 0.0
     bodies: int = 3
+    leader_calls: int = 0  # the Leader's calls the model server answered
+    asked_again: int = 0  # asks the Leader was called on more than once (a call lost, asked again)
 
 
 class Body:
@@ -150,6 +178,7 @@ class Body:
         self.started = self.exited_at = self.killed_at = 0.0
         self.seen: set[int] = set()  # every pid of ours, to be sure none outlives the run
         self.exits: list[tuple[int, bool, str]] = []  # (exit code, caused by a kill, why)
+        self.cuts: list[list[float]] = []  # the run's partitions, [cut at, healed at] (shared)
 
     def start(self) -> None:
         with open(self.log, "a") as log:
@@ -163,7 +192,7 @@ class Body:
             return False
         if not self.exited_at:
             self.exited_at = time.monotonic()
-            provoked = self.exited_at - self.killed_at < PROVOKED_S
+            provoked = self.exited_at - self.killed_at < PROVOKED_S or self._cut_meanwhile()
             self.exits.append((self.proc.returncode, provoked, self._said_why()))
         held = self.proc.returncode == 3  # a standby: the lease is live elsewhere
         if time.monotonic() - self.exited_at < (HELD_RESTART_S if held else RESTART_S):
@@ -171,6 +200,13 @@ class Body:
         self.exited_at = 0.0
         self.start()
         return True
+
+    def _cut_meanwhile(self) -> bool:
+        """Whether a partition overlapped this run of the node (up to PROVOKED_S
+        after it healed): its exit is the partition's doing, however late the
+        driver's loop noticed it."""
+        return any(cut < self.exited_at and healed + PROVOKED_S > self.started
+                   for cut, healed in self.cuts)  # fmt: skip
 
     def _said_why(self) -> str:
         """The host's last `stopped: <why> (exit N)` line."""
@@ -390,6 +426,12 @@ class Chaos:
     findings: list[str] = field(default_factory=list)
     paused: list[tuple[float, list[int], Body]] = field(default_factory=list)  # (wake at, ...)
     healed_at: float = 0.0  # when the remote cut away comes back (0: not cut)
+    lease_s: float = LEASE_S
+    cuts: list[list[float]] = field(default_factory=list)  # [cut at, healed at] (inf: cut)
+
+    def __post_init__(self) -> None:
+        for body in self.bodies:
+            body.cuts = self.cuts
 
     def pause_one(self) -> bool:
         """SIGSTOP some of a running body's processes past its lease (woken by `wake`)."""
@@ -405,7 +447,9 @@ class Chaos:
         for pid in pids:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGSTOP)
-        self.paused.append((time.monotonic() + LEASE_S * self.rng.uniform(1.1, 1.8), pids, body))
+        self.paused.append(
+            (time.monotonic() + self.lease_s * self.rng.uniform(1.1, 1.8), pids, body)
+        )
         self.figures.pauses += 1
         return True
 
@@ -428,7 +472,8 @@ class Chaos:
             return False
         self.forge.rename(self.forge.with_name("forge.cut"))
         self._provoked()
-        self.healed_at = time.monotonic() + LEASE_S * self.rng.uniform(0.1, 1.5)
+        self.cuts.append([time.monotonic(), float("inf")])
+        self.healed_at = time.monotonic() + self.lease_s * self.rng.uniform(0.1, 1.5)
         self.figures.partitions += 1
         return True
 
@@ -436,6 +481,7 @@ class Chaos:
         if self.healed_at and (every or time.monotonic() >= self.healed_at):
             self.forge.with_name("forge.cut").rename(self.forge)
             self.healed_at = 0.0
+            self.cuts[-1][1] = time.monotonic()
             self._provoked()
 
     def _provoked(self) -> None:
@@ -465,7 +511,7 @@ class Chaos:
         self, kills: int, pace_s: float, ask_chance: float, pauses: int = 0, partitions: int = 0
     ) -> None:
         """Asks, bad rows and faults (kills, pauses, partitions) until each is spent."""
-        next_fault, bad = time.monotonic() + pace_s, 0
+        next_fault, bad, next_sync = time.monotonic() + pace_s, 0, 0.0
         f = self.figures
         while True:
             left = {"kill": kills - sum(f.kills.values()), "pause": pauses - f.pauses,
@@ -483,7 +529,9 @@ class Chaos:
                     next_fault = time.monotonic() + pace_s * self.rng.uniform(0.5, 1.5)
             if self.rng.random() < ask_chance:
                 self.askers.ask(self.figures)
-            self.askers.sync()
+            if time.monotonic() >= next_sync:  # once a second, not every turn: the loop stays quick
+                self.askers.sync()
+                next_sync = time.monotonic() + 1.0
             if self.rng.random() < 0.12:
                 bad += 1
                 self.figures.bad_pushed += self.hostile.push(bad_line(self.rng, bad))
@@ -537,13 +585,15 @@ class Chaos:
         return [o for o in dict.fromkeys(b.owner for b in self.bodies) if o not in up]
 
 
-def start(tmp: Path, dsn: str, seed: int, per_owner: int = 1, extra=None) -> Chaos:
+def start(tmp: Path, dsn: str, seed: int, per_owner: int = 1, extra=None,
+          lease_s: float = LEASE_S) -> Chaos:  # fmt: skip
     """The forge, memory migrated, `per_owner` bodies of each owner (one running,
     the others standing by), askers and the hostile clone."""
     forge, src = make_dna_forge(tmp)
     migrated = hale(src, "dna", "memory", "migrate", env={"HALE_DNA_MEMORY": dsn})
     assert migrated.returncode == 0, migrated.stderr
     names = [(o, o if n == 0 else f"{o}{n + 1}") for o in OWNERS for n in range(per_owner)]
+    extra = {**timings(lease_s), **(extra or {})}
     bodies = [Body(clone(forge, tmp / f"node-{name}"), o, dsn, name, extra) for o, name in names]
     for body in bodies[::per_owner]:
         body.start()
@@ -559,7 +609,8 @@ def start(tmp: Path, dsn: str, seed: int, per_owner: int = 1, extra=None) -> Cha
         if body.proc is None:
             body.start()
     rng = random.Random(seed)
-    return Chaos(tmp, forge, bodies, Askers(forge, tmp, dsn, rng), Hostile(forge, tmp), rng)
+    return Chaos(tmp, forge, bodies, Askers(forge, tmp, dsn, rng), Hostile(forge, tmp), rng,
+                 lease_s=lease_s)  # fmt: skip
 
 
 def final(chaos: Chaos, looping: list[str]) -> History:
@@ -573,14 +624,15 @@ def final(chaos: Chaos, looping: list[str]) -> History:
 
 def run(kills: int, seed: int, tmp: Path, pace_s: float = 1.5, ask_chance: float = 0.5,
         drain_s: float = 240.0, pauses: int = 0, partitions: int = 0,
-        per_owner: int = 1, model_delay_s: float = 0.0) -> tuple[History, Figures]:  # fmt: skip
+        per_owner: int = 1, model_delay_s: float = 0.0,
+        lease_s: float = LEASE_S) -> tuple[History, Figures]:  # fmt: skip
     """One chaos run in `tmp`: its history (violations included) and its figures."""
     began = time.monotonic()
     pg = start_postgres()
     chaos: Chaos | None = None
     model = SlowModel(model_delay_s, seed) if model_delay_s > 0 else None
     try:
-        chaos = start(tmp, pg.dsn, seed, per_owner, model.env if model else None)
+        chaos = start(tmp, pg.dsn, seed, per_owner, model.env if model else None, lease_s)
         legs = Legs(chaos.bodies, chaos.figures)
         chaos.faults(kills, pace_s, ask_chance, pauses, partitions)
         owed = chaos.drain(drain_s)
@@ -589,6 +641,9 @@ def run(kills: int, seed: int, tmp: Path, pace_s: float = 1.5, ask_chance: float
         for body in chaos.bodies:
             body.stop()
         history = final(chaos, looping)
+        if model is not None:
+            chaos.figures.leader_calls = sum(model.asked.values())
+            chaos.figures.asked_again = sum(1 for n in model.asked.values() if n > 1)
         history.violations += chaos.findings + chaos.askers.verb_failures()
         history.violations += [f"still owed after the drain: {what}" for what in owed[:20]]
     finally:
@@ -613,7 +668,8 @@ def report(history: History, figures: Figures, seed: int) -> list[str]:
         f"  kills: {sum(figures.kills.values())} ({kills}); pauses: {figures.pauses}; "
         f"partitions: {figures.partitions}; restarts: {figures.restarts}",
         f"  stops for a lease not proven in time: {figures.lease_stops}; exits 3 (lease held "
-        f"elsewhere, or woken past it): {figures.held_exits}; stale rows: {history.stale}",
+        f"elsewhere, or woken past it): {figures.held_exits}; stale rows: {history.stale}; "
+        f"leases taken (body.epoch rows): {history.epochs}",
         f"  asks: {history.asks} ({figures.cli_asks} through `hale dna task create`)",
         f"  rows: {history.rows} in the final record; tasks {history.tasks}, "
         f"attempts {history.attempts}; legs settled {figures.legs_settled}",
@@ -623,8 +679,13 @@ def report(history: History, figures: Figures, seed: int) -> list[str]:
         f"  a stranger's forged rows: {figures.forged_pushed} pushed (schedules, practices, "
         f"spend, outcomes, restarts, node states, verdicts, positions); applied: none unless "
         f"a violation below says so",
+        f"  the Leader's calls the model server answered: {figures.leader_calls}; asks called "
+        f"on again after a call lost with its lease: {figures.asked_again}; calls journaled as "
+        f"landed: {history.leader_landed}, void (a superseded epoch's): {history.leader_void}",
         f"  violations: {len(history.violations)}",
     ]
+    shapes = Counter(SHAPE.sub("…", v)[:90] for v in history.violations)
+    lines += [f"    {n} × {shape}" for shape, n in shapes.most_common()]
     return lines + [f"    {v}" for v in history.violations[:50]]
 
 
@@ -636,15 +697,20 @@ def main() -> int:
     parser.add_argument("--partitions", type=int, default=100)
     parser.add_argument("--bodies", type=int, default=2, choices=(1, 2, 3), help="per owner")
     parser.add_argument("--pace", type=float, default=1.5, help="seconds between faults")
+    parser.add_argument("--lease", type=float, default=LEASE_S,
+                        help="the bodies' lease, s (renewal, margin and claims follow it)")  # fmt: skip
     parser.add_argument("--model-delay", type=float, default=2.0,
                         help="the model server's longest wait, s (0: the offline provider)")  # fmt: skip
+    parser.add_argument("--drain", type=float, default=240.0,
+                        help="seconds the organism has, after the faults, to owe nothing")  # fmt: skip
     parser.add_argument("--keep", action="store_true", help="keep the folder (logs, clones)")
     args = parser.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="hale-chaos-"))
     try:
-        history, figures = run(args.kills, args.seed, tmp, args.pace, pauses=args.pauses,
+        history, figures = run(args.kills, args.seed, tmp, args.pace, drain_s=args.drain,
+                               pauses=args.pauses,
                                partitions=args.partitions, per_owner=args.bodies,
-                               model_delay_s=args.model_delay)  # fmt: skip
+                               model_delay_s=args.model_delay, lease_s=args.lease)  # fmt: skip
     finally:
         if not args.keep:
             shutil.rmtree(tmp, ignore_errors=True)

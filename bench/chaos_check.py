@@ -6,7 +6,17 @@ the spine could have done something twice or not at all:
 
 - every `intent.requested` that fits its kind is answered once: exactly one
   `intent.offered` or `intent.refused` under its key;
-- the Leader is asked at most once an intent (`model.called plan/<intent>`);
+- the Leader's word on an intent lands at most once. A `model.called
+  plan/<intent>` row *landed* when it is in the chain, fits its kind and is
+  not void under the epoch rule; two landed rows for one intent (two call
+  ids) are "asked twice, both landed", a violation. A call that did not
+  land is not an act: one in flight when its body lost the lease and never
+  journaled (only the model server saw it), or journaled under an epoch the
+  chain superseded before the row arrived (void: its spend is still counted,
+  its answer admits nothing). Asking again after such a call ("asked, lost
+  with the lease, asked again") is what a takeover must do, and is no
+  violation; a body taking over binds a word that did land, or any it finds
+  journaled, rather than ask again (hale_runtime/asks/intake.py);
 - no task id is admitted twice, and no ask is admitted as two tasks;
 - every admitted attempt has one outcome (`attempt.outcome`), and every
   admitted execution, root or child, one settlement (`workflow.settled`);
@@ -17,11 +27,13 @@ the spine could have done something twice or not at all:
   or void under the epoch rule, do not count);
 - no row under a superseded epoch is applied: every stale row of a kind the
   engine folds is answered by one `row.quarantined` saying `stale:`
-  (hale_runtime/record/epochs.py), and the counts above leave stale rows out;
+  (hale_runtime/record/epochs.py; that answer may itself be stale: a
+  verdict acts on nothing), and the counts above leave stale rows out;
 - nodes left crash-looping are counted by the driver and passed in.
 
 `pending` is the same reading taken while the organism runs: what is still
-owed (unanswered asks, attempts without outcome, executions not settled),
+owed (unanswered asks, attempts without outcome, executions not settled,
+stale rows the engine folds not yet answered as stale),
 so the driver knows when the organism has drained.
 """
 
@@ -50,6 +62,9 @@ class History:
     bad_rows: int = 0
     stale: int = 0
     forged: int = 0  # a stranger's well-formed rows that landed
+    epochs: int = 0  # `body.epoch` rows: a body taking a lease (a start, or a takeover)
+    leader_landed: int = 0  # `model.called plan/…` rows that landed
+    leader_void: int = 0  # … journaled under a superseded epoch: paid for, not an act
     violations: list[str] = field(default_factory=list)
 
 
@@ -69,6 +84,9 @@ def pending(rows: list[Any], poison: set[str]) -> list[str]:
     ]
     settled = _by_kind(good, ("workflow.settled",))
     owed += [f"task {r.key}" for r in good if r.kind == "workflow.admitted" and not settled[r.key]]
+    said = {r.key for r in rows if r.kind == "row.quarantined" and r.id not in poison}
+    owed += [f"verdict on {r.kind} {r.key}" for r in rows
+             if r.id in stale and r.kind in FOLDED and r.id not in said]  # fmt: skip
     return owed
 
 
@@ -85,7 +103,9 @@ def check(
     stale = stale_rows(rows)
     good = [r for r in rows if r.id not in poison and r.id not in stale]
     h = History(rows=len(rows), stale=len(stale))
+    h.epochs = sum(1 for r in rows if r.kind == "body.epoch" and r.id not in poison)
     _asks(h, good)
+    h.leader_void = sum(1 for r in rows if r.id in stale and _leader_call(r))
     _executions(h, good)
     _quarantine(h, rows, poison, bad, stale)
     _epochs(h, rows, poison, stale)
@@ -117,8 +137,20 @@ def _asks(h: History, good: list[Any]) -> None:
     for intent in asks:
         if answered[intent] != 1:
             h.violations.append(f"ask {intent} answered {answered[intent]} time(s)")
-    asked = Counter(r.key for r in good if r.kind == "model.called" and r.key.startswith("plan/"))
-    h.violations += [f"the Leader asked {n} times on {k}" for k, n in asked.items() if n > 1]
+    landed: dict[str, set[str]] = {}
+    for r in good:
+        if _leader_call(r):
+            landed.setdefault(r.key, set()).add(str(r.body.get("call", r.id)))
+    h.leader_landed = sum(len(calls) for calls in landed.values())
+    h.violations += [
+        f"the Leader asked {len(calls)} times on {key}, each call landed"
+        for key, calls in landed.items()
+        if len(calls) > 1
+    ]
+
+
+def _leader_call(row: Any) -> bool:
+    return row.kind == "model.called" and row.key.startswith("plan/")
 
 
 def _executions(h: History, good: list[Any]) -> None:
@@ -171,11 +203,13 @@ FOLDED = frozenset(
 
 
 def _epochs(h: History, rows: list[Any], poison: set[str], stale: dict[str, str]) -> None:
-    """Every stale row the engine would fold is answered as stale: never applied."""
+    """Every stale row the engine would fold is answered as stale: never applied. A
+    `row.quarantined` is a verdict that makes nothing, so one its own writer's
+    takeover left stale still answers (node/quarantine.py folds it so too)."""
     said = {
         r.key
         for r in rows
-        if r.kind == "row.quarantined" and r.id not in poison and r.id not in stale
+        if r.kind == "row.quarantined" and r.id not in poison
         and str(r.body.get("why", "")).startswith(STALE)
     }  # fmt: skip
     for r in rows:

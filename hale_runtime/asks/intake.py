@@ -15,7 +15,9 @@ budget (the one Budget's gate; an exhausted window refuses with its text),
 then, when the Leader plans, a `claim.taken` row and the Leader asked on
 the executor, so the organization keeps hearing while the word is out. The
 word is journaled (a later holder binds one journaled as `model.called
-plan/<intent>` and never asks again), then bound into the admission
+plan/<intent>` and never asks again, even one the epoch rule voids, since
+that call was made and paid for; a holder whose claim ran out while its word
+was out binds that word when it takes the claim again), then bound into the admission
 (leader.py) once the claim is still ours: `intent.offered`,
 `workflow.admitted` and `task.born`.
 
@@ -32,6 +34,7 @@ one ask.
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -55,6 +58,7 @@ from hale_runtime.seen import Seen
 PLAN_TTL_S = 300.0
 OFFERED, REFUSED = kinds.INTENT_OFFERED, kinds.INTENT_REFUSED
 GATE = "refused: the Board's gate admits no empty ask"
+WORD_PAUSE_ENV = "HALE_DNA_TEST_WORD_PAUSE"  # test hook: seconds between the word and admitting
 SPINE = (NervesFailed, MemoryFailed, Fenced, RecordError)  # what stops the organization
 BATCH = 200  # asks answered in one round at most: the rest wait for the next push
 WORD_WAIT_S = 0.2  # how long a round waits for the Leader's words before pushing without them
@@ -97,7 +101,7 @@ class Intake:
         self.planning: dict[str, Planning] = {}
         self.late: list[Planning] = []  # words still out on claims that expired
         self.said: set[str] = set()
-        self.follower = Follower(record)
+        self.follower = Follower(record, stale=True)  # a superseded body's word is bound
         self.sync = sync or (lambda: None)  # the record with its remote (raises RecordError)
         self.pull = pull  # the remote's rows in, nothing pushed (None: a whole sync)
         self.heard: dict[str, tuple[Ask, str]] = {}  # intent -> (ask, its row): this round's
@@ -119,16 +123,26 @@ class Intake:
 
     def read(self) -> None:
         """Take in the rows written since the last read."""
+        stale = self.record.stale
         for row in self.follower.new_rows():
-            if row.kind in (OFFERED, REFUSED):
+            if row.kind == kinds.MODEL_CALLED and row.key.startswith("plan/"):
+                self._word(row)  # bound even when void: the call was made, and paid for
+            elif stale(row):
+                continue  # the epoch rule: a superseded body's row counts for nothing
+            elif row.kind in (OFFERED, REFUSED):
                 self.answered.add(row.key)
                 self.words.pop(row.key, None)  # answered: no decision reads its word again
-            elif row.kind == kinds.MODEL_CALLED and row.key.startswith("plan/"):
-                intent = row.key.removeprefix("plan/")
-                if intent not in self.answered:
-                    self.words[intent] = str(row.body.get("answer", ""))
             elif row.kind == kinds.POSITION_FILLED and row.body.get("owner"):
                 self.owners[filled_position(row.key, row.body)] = str(row.body["owner"])
+
+    def _word(self, row: Any) -> None:
+        """The Leader's journaled word on an intent not yet answered: a later holder
+        binds it (`_plan`) rather than ask again. A row the epoch rule voids is
+        bound too: its body lost the lease after the call, not before it, and
+        the word is the same whoever journaled it."""
+        intent = row.key.removeprefix("plan/")
+        if intent not in self.answered and intent not in self.words:
+            self.words[intent] = str(row.body.get("answer", ""))
 
     def snapshot(self) -> dict[str, Any]:
         """The intake's fold as plain data (a checkpoint's part)."""
@@ -343,9 +357,13 @@ class Intake:
         key = f"plan/{ask.intent}"
         body = {"holder": self.holder, "token": grant.token, "until": grant.until}
         self._append(kinds.CLAIM_TAKEN, key, body)
+        out = next((p for p in self.late if p.ask.intent == ask.intent), None)
         if ask.intent in self.words:  # a previous holder's word is in the record
             future: Future = Future()
             future.set_result(None)
+        elif out is not None:  # our own word, asked under a claim that ran out: still ours
+            self.late.remove(out)
+            future = out.future
         else:
             text = prompt(self.brief(), ask)
             price = self.provider.price(text)
@@ -367,6 +385,7 @@ class Intake:
             return self._given_back(key, p.grant, self._refuse(ask, why))
         if called is not None:
             self._journal(ask, p.grant, *called)
+            self._test_pause()
         try:
             self.memory.check_fence(key, p.grant.token)
         except Fenced as fenced:
@@ -397,6 +416,19 @@ class Intake:
         self._append(kinds.MODEL_CALLED, f"plan/{ask.intent}", body)
         self.words[ask.intent] = answer
         self.dirty = True  # the word travels with the round's push: a later holder binds it
+
+    def _test_pause(self) -> None:
+        """Test hook (WORD_PAUSE_ENV): the word lands at the remote alone, then this
+        body waits, so a takeover finds a word journaled and no admission."""
+        pause = float(os.environ.get(WORD_PAUSE_ENV) or 0)
+        if not pause:
+            return
+        if self.out:
+            with self.record.held():
+                self.record.append_many(self.out)
+            self.out = []
+        self.sync()
+        time.sleep(pause)
 
     def _release(self, key: str, grant: Grant) -> None:
         if self.memory.release(key, self.holder, grant.token):

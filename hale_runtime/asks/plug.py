@@ -55,6 +55,10 @@ def plug(org: Any, genome: OrgGenome) -> Intake:
         if resumed is not None:
             fold.restore(*resumed)
         org.folds[name] = fold
+    # a restart takes up only its own owner's attempts: another owner's open attempt
+    # is its own live body's, which answers it too (a second editor's call, a second outcome)
+    settler.read()
+    engine.keep_mine(lambda attempt: not settler.not_ours(attempt))
     org.dispatcher.on("IntentRequested", intake.hear)  # answered in one batch a round (tick)
     org.dispatcher.on("AttemptAllowanceRequested", settler.on_allowance_requested)
     org.dispatcher.on("AttemptOutcomeRequested", settler.on_outcome_requested)

@@ -89,6 +89,9 @@ class Engine(Advancing):
         self.unclaimed: list[Attempt] = []
         self.to_deliver: list[Attempt] = []
         self.to_reconcile: list[Attempt] = []
+        # whether an attempt is this organization's to take up after a restart (over a
+        # shared record, another owner's attempt is its own body's: plug.py sets it)
+        self.mine: Callable[[str], bool] = lambda attempt: True
         self.follower = Follower(record)
         self.follower.void = False  # stale rows too: the fold quarantines them
         self.stuck: set[str] = set()  # tasks whose advance raised: never advanced again
@@ -145,7 +148,7 @@ class Engine(Advancing):
         self.unclaimed = []
         self.to_reconcile = []
         for a in self.state.attempts.values():
-            if a.outcome is None:
+            if a.outcome is None and self.mine(a.id):
                 (self.to_reconcile if a.claimed else self.unclaimed).append(a)
         self.state.dirty = dict.fromkeys(self.state.tasks[t] for t in self.state.open)
 
@@ -166,6 +169,13 @@ class Engine(Advancing):
         if self.record.stale(first):
             return ""
         return f"ask {ask} is admitted already, as {first.key}"
+
+    def keep_mine(self, mine: Callable[[str], bool]) -> None:
+        """From now on take up after a restart only the attempts `mine` says are
+        this organization's, and drop the others a rebuild already queued."""
+        self.mine = mine
+        self.to_reconcile = [a for a in self.to_reconcile if mine(a.id)]
+        self.unclaimed = [a for a in self.unclaimed if mine(a.id)]
 
     def catch_up(self) -> None:
         """Fold the rows other writers appended since the engine last looked."""

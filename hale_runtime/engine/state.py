@@ -179,13 +179,17 @@ class State:
         """Fold one row read from the record; False (and noted in `poison`) when
         applying it raised, which leaves the state as it was. A row the epoch
         rule voids (`judge`, record/epochs.py) is skipped the same way, but for
-        the spend it records, which the budget still counts."""
+        the spend it records, which the budget still counts, and the call's
+        answer, which the attempt's performer may bind."""
         why = self.judge(row) if self.judge is not None else ""
         if why:
             if row.kind in SPEND_KINDS:
                 self.budget.account(
                     row.at, int(row.body.get("micros", 0)), row.body.get("call", "")
                 )
+                # the call's answer stays bindable: an attempt redelivered after the
+                # takeover reconciles on it (answered_from_calls) rather than ask again
+                self._fact(row.kind, row.key, row.body)
             self.poison[row.id] = (row.kind, why)
             return False
         try:

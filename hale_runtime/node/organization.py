@@ -88,7 +88,8 @@ class Organization:
         place = place_for(self.memory, memory_dsn(root), self.record.repo.path)
         self.checkpoints = Checkpoints(place, _say)
         self.checkpoint: Checkpoint | None = None  # the one this start resumed from
-        self.quarantine = Quarantine(self.record, self.memory, holder, sync=locked_sync)
+        self.quarantine = Quarantine(self.record, self.memory, holder, sync=locked_sync,
+                                     ttl_s=self.settings.claim_ttl_s)  # fmt: skip
         self.appliers: list[Any] = []  # parts that apply rows, each with take_poison()
         self.said: set[str] = set()
         self.prefix = owner_subject(os.environ.get(OWNER_ENV))  # what the host relays to us

@@ -92,8 +92,10 @@ class Quarantine:
         sync: Callable[[Record], Any] | None = None,
         say: Callable[[str], None] | None = None,
         find: bool = True,
+        ttl_s: float = CLAIM_TTL_S,
     ):
         self.record, self.memory, self.holder, self.find = record, memory, holder, find
+        self.ttl_s = ttl_s  # a claim whose holder died before answering lets another answer then
         self.sync = sync or (lambda _record: None)
         self.say = say or (lambda line: print(f"hale: {line}", file=sys.stderr, flush=True))
         self.fold = Quarantined()
@@ -132,7 +134,7 @@ class Quarantine:
 
     def _answer(self, row_id: str, kind: str, why: str) -> bool:
         if self.memory is not None:
-            if self.memory.take(f"quarantine/{row_id}", self.holder, CLAIM_TTL_S) is None:
+            if self.memory.take(f"quarantine/{row_id}", self.holder, self.ttl_s) is None:
                 return False  # another organization answers it
             self.sync(self.record)
             self.read()

@@ -31,6 +31,10 @@ cannot place (an attempt's, a cancel's) each body relays to its own
 organization only, which answers or leaves it by the task's owner. So each
 message is heard once: nerves traffic grows with the asks, not with the
 bodies squared (every host relaying every ask to every organization).
+
+A row the epoch rule voids (record/epochs.py) is passed over: an offer or an
+outcome's answer a superseded body wrote answers nothing, so the request
+goes on being relayed until the body holding the lease answers it.
 """
 
 from __future__ import annotations
@@ -106,6 +110,8 @@ class Relay:
                 if row.body.get("owner"):
                     self.positions[filled_position(row.key, row.body)] = str(row.body["owner"])
                 continue
+            if record.stale(row):
+                continue  # void (record/epochs.py): a superseded body's answer answers nothing
             stem = request_stem(row.kind)
             if stem:
                 if f"{stem} {row.key}" not in self.answered:

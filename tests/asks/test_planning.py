@@ -219,9 +219,12 @@ def test_no_leader_when_the_organization_does_not_plan(project: Project) -> None
     assert read_genome(project.root).leader is False
 
 
-def test_a_word_out_past_its_claim_is_late_and_the_ask_planned_again(project: Project) -> None:
-    """The same node, its claim expired while its word was still out: it plans again, and the
-    late word is journaled (every call is a row) but admits nothing."""
+def test_a_word_out_past_its_claim_is_bound_when_the_ask_is_planned_again(
+    project: Project,
+) -> None:
+    """The same node, its claim expired while its word was still out: it takes the claim
+    again and waits for the word it asked for, rather than ask again. One call, one
+    `model.called` row, one admission."""
     import threading
 
     stuck = Scripted(PERSON)
@@ -232,11 +235,53 @@ def test_a_word_out_past_its_claim_is_late_and_the_ask_planned_again(project: Pr
         assert a.intake.on_intent_requested(relayed(row)).startswith("in planning")
         age_claim(project.memory_path, f"plan/{row.key}", 300_000)
         assert a.intake.on_intent_requested(relayed(row)).startswith("in planning")
-        assert len(a.intake.late) == 1 and project.rows("claim.taken")[-1].body["token"] == 2
+        assert a.intake.late == [] and project.rows("claim.taken")[-1].body["token"] == 2
         stuck.gate.set()
-        for p in [*a.intake.late, *a.intake.planning.values()]:
+        for p in a.intake.planning.values():
             p.future.result()
-        said = sorted(a.intake.tick())
-    assert said[0].startswith("not admitting") and said[1] == "offered: t1"
+        said = a.intake.tick()
+    assert said == ["offered: t1"] and len(stuck.prompts) == 1
     assert len(project.rows("intent.offered")) == 1
-    assert len([r for r in project.rows("model.called") if r.key.startswith("plan/")]) == 2
+    (called,) = [r for r in project.rows("model.called") if r.key.startswith("plan/")]
+    assert called.body["call"] == f"plan/{row.key}#2"
+
+
+def test_a_superseded_body_s_word_is_bound_though_its_row_is_void(project: Project) -> None:
+    """Body A (epoch 1) journaled the Leader's word, but it landed after B's epoch 2:
+    void under the epoch rule, yet the call was made and paid for. B binds its word
+    rather than ask the Leader again."""
+    ref = "refs/dna/owners/a/body"
+    b = project.record()
+    b.append("body.epoch", ref, {"n": 2, "holder": b.who})
+    a = project.record()
+    a.epoch = (ref, 1)
+    body = {"call": "plan/i-1#1", "model": "m", "micros": 5, "answer": PERSON}
+    word = a.append("model.called", "plan/i-1", body)
+    provider = Scripted('{"kind": "product"}')
+    node = project.node(provider=provider)
+    node.record.epoch = (ref, 2)
+    assert node.record.stale(word).startswith("stale: ")
+    assert node.offer("i-1", objective="renew the certificate") == "offered: t1"
+    assert provider.prompts == []
+    assert project.rows("intent.offered", "i-1")[0].body["definition"] == "ask-person@1"
+
+
+def test_a_restart_takes_up_only_its_own_owner_s_attempts(project: Project) -> None:
+    """Over a shared record, owner b's organization restarting finds owner a's open
+    attempt in the fold: it is a's live body's, and b's engine leaves it alone."""
+    a = project.node("a@box:c0ffee00", owner="a")
+    for owner in ("a", "b"):
+        row = ask_row(project, f"judge it for {owner}", owner=owner, judgment=True)
+        assert a.intake.on_intent_requested(relayed(row)).startswith(("offered", "not ours"))
+    b = project.node("b@box:c0ffee00", owner="b")
+    assert b.offer("i-0001", objective="judge it for b", owner="b", judgment=True) == "offered: t2"
+    restarted = project.node("b@box:c0ffee00", owner="b")
+
+    def open_() -> set[str]:
+        engine = restarted.engine
+        return {x.id.split("/")[0] for x in engine.to_reconcile + engine.unclaimed}
+
+    assert open_() == {"t1", "t2"}
+    restarted.settler.read()
+    restarted.engine.keep_mine(lambda attempt: not restarted.settler.not_ours(attempt))
+    assert open_() == {"t2"}

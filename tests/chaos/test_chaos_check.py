@@ -102,3 +102,40 @@ def test_a_strangers_forged_row_acted_on_is_a_violation():
     rows = history(*CLEAN, forged, ("row.quarantined", "r10", {"why": "-"}), acted)
     said = check(rows, {"r10"}, {"r10"}, [], {"forged1xbeef"}).violations
     assert any("acted on a stranger's forged row (forged1xbeef)" in v for v in said), said
+
+
+def test_a_leader_call_lost_with_the_lease_and_asked_again_is_no_violation():
+    """Body A (epoch 1) journaled the Leader's word, but B's epoch 2 reached the chain
+    first: A's row is void, B's call is the one that landed. Asked, lost with the lease,
+    asked again: counted (one landed, one void), not flagged. Two landed calls are."""
+    ref = "refs/dna/owners/a/body"
+    rows = history(
+        ("body.epoch", ref, {"n": 1}),
+        ("intent.requested", "i-1", {}),
+        ("claim.taken", "plan/i-1", {}),
+        ("body.epoch", ref, {"n": 2}),
+        ("model.called", "plan/i-1", {"call": "plan/i-1#1", "epoch": {"of": ref, "n": 1}}),
+        ("row.quarantined", "r4", {"why": "stale: superseded"}),
+        ("model.called", "plan/i-1", {"call": "plan/i-1#2", "epoch": {"of": ref, "n": 2}}),
+        ("intent.offered", "i-1", {"epoch": {"of": ref, "n": 2}}),
+    )
+    h = check(rows, set(), set(), [])
+    assert h.violations == [] and (h.leader_landed, h.leader_void) == (1, 1)
+    rows[4] = rows[4]._replace(body={"call": "plan/i-1#1", "epoch": {"of": ref, "n": 2}})
+    rows[5] = rows[5]._replace(kind="claim.released", key="plan/i-1", body={})
+    h = check(rows, set(), set(), [])  # both landed: the takeover asked again
+    assert h.violations == ["the Leader asked 2 times on plan/i-1, each call landed"]
+
+
+def test_a_stale_verdict_on_a_stale_row_still_answers_it():
+    """Body A's `workflow.settled` is void (B's epoch 2 came first); B's verdict on it
+    is void in turn (C's epoch 3): a verdict makes nothing, so the row is answered."""
+    ref = "refs/dna/owners/a/body"
+    rows = history(
+        ("body.epoch", ref, {"n": 2}),
+        ("workflow.settled", "t1", {"epoch": {"of": ref, "n": 1}}),
+        ("body.epoch", ref, {"n": 3}),
+        ("row.quarantined", "r1", {"why": "stale: superseded", "epoch": {"of": ref, "n": 2}}),
+    )
+    assert check(rows, set(), set(), []).violations == []
+    assert "applied: workflow.settled t1" in check(rows[:3], set(), set(), []).violations[0]
