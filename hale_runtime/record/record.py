@@ -43,7 +43,7 @@ import pygit2
 from hale_lang.gc_pause import collector_paused
 from hale_runtime import durability
 from hale_runtime.record import kinds as row_kinds
-from hale_runtime.record import loose, receipts, signing, store
+from hale_runtime.record import loose, receipts, signing, snapshot, store
 from hale_runtime.record.authority import Authority, written
 from hale_runtime.record.chain import Chain
 from hale_runtime.record.epochs import Epochs, stamp
@@ -583,7 +583,31 @@ class Record(Chain):
         from hale_runtime.record.sync import sync
 
         self.publish()
-        return sync(self)
+        report = sync(self)
+        if report.remote is not None:
+            self.share_index(report.remote)
+        return report
+
+    def share_index(self, remote: str, force: bool = False) -> str:
+        """Publish the index's stamped prefix to `remote` as a snapshot a new clone
+        starts from (snapshot.py), once EVERY_ROWS stamped rows are past the last one
+        (or when `force`). Only the genesis key's snapshots are used, so only its
+        holder publishes. "" when one was pushed or none was due, else why not."""
+        from hale_runtime.record.sync import GIT_TIMEOUT_S
+
+        signer = self.signer
+        if signer is None or self.trust.genesis != signer.fingerprint:
+            return "only the genesis key's holder publishes the index"
+        self._persist(force=True)
+        if self._index is None or self._base[1] == 0:
+            return "no index to publish"
+        if (
+            not force
+            and self._base[1] - snapshot.last_rows(self.repo, remote) < snapshot.EVERY_ROWS
+        ):
+            return ""
+        hexid = snapshot.write(self.repo, self._index.db, signer)
+        return snapshot.push(self.repo, remote, hexid, GIT_TIMEOUT_S)
 
     def rows_past(self, position: int | None) -> list[Row]:
         """The rows of the commits after the one at `position` (None: every row),
