@@ -38,6 +38,7 @@ import os
 import re
 import sqlite3
 import subprocess
+import time
 import zlib
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -56,7 +57,8 @@ REF = "refs/dna/record-index"  # under sync's fetch glob, so it travels with the
 PAYLOAD = "index.z"
 MANIFEST = "manifest.json"
 MAX_PAYLOAD = 1 << 30  # bytes of inflated index a snapshot may hold
-EVERY_ROWS = 5_000  # a writer publishes once this many stamped rows are past the last one
+EVERY_ROWS = 5_000  # a writer publishes once this many stamped rows are past the last one,
+SPACING = 20  # ... and this many times the last one's making time has passed since it was made
 _GENESIS = re.compile(rb'^.*"bound":"genesis".*"kind":"key\.registered".*$', re.M)
 
 
@@ -78,8 +80,11 @@ def sign_manifest(manifest: dict[str, Any], signer: SigningKey) -> str:
     return base64.b64encode(signer.sign(manifest_message(manifest))).decode()
 
 
-def write(repo: pygit2.Repository, index_db: sqlite3.Connection, signer: SigningKey) -> str:
+def write(
+    repo: pygit2.Repository, index_db: sqlite3.Connection, signer: SigningKey, now_ms: int
+) -> str:
     """A snapshot commit of the index as it stands (its hex); no ref moves."""
+    began = time.monotonic()
     folder = Path(repo.path) / "hale"
     copy = folder / f"{NAME}.snapshot-{os.getpid()}"
     with contextlib.suppress(FileNotFoundError):
@@ -103,6 +108,8 @@ def write(repo: pygit2.Repository, index_db: sqlite3.Connection, signer: Signing
         "rows": rows,
         "sha256": hashlib.sha256(payload).hexdigest(),
         "public": keys.encode_public(signer.public),
+        "made_ms": now_ms,
+        "took_ms": int((time.monotonic() - began) * 1000),
     }
     manifest["signature"] = sign_manifest(manifest, signer)
     builder = repo.TreeBuilder()
@@ -114,9 +121,11 @@ def write(repo: pygit2.Repository, index_db: sqlite3.Connection, signer: Signing
     return str(repo.create_commit(None, sig, sig, message, builder.write(), []))
 
 
-def read_manifest(repo: pygit2.Repository, ref: str) -> tuple[dict[str, Any], bytes] | None:
-    """(manifest, payload) of the snapshot at `ref`, None when there is none; Refused
-    when it is not one."""
+def read_manifest(
+    repo: pygit2.Repository, ref: str, payload: bool = True
+) -> tuple[dict[str, Any], bytes] | None:
+    """(manifest, payload, or b"" unless `payload`) of the snapshot at `ref`, None
+    when there is none; Refused when it is not one."""
     found = store.read_ref(repo, ref) if ref in repo.references else None
     if found is None:
         return None
@@ -127,12 +136,12 @@ def read_manifest(repo: pygit2.Repository, ref: str) -> tuple[dict[str, Any], by
         if repo.odb.read_header(entry.id)[1] > MAX_PAYLOAD:
             raise Refused("its payload is past the size a snapshot may have")
         manifest = json.loads(text)
-        payload = repo[entry.id].data
+        data = repo[entry.id].data if payload else b""
     except (KeyError, ValueError, AttributeError, pygit2.GitError) as exc:
         raise Refused(f"it is not a snapshot ({type(exc).__name__})") from None
     if not isinstance(manifest, dict):
         raise Refused("its manifest is not an object")
-    return manifest, payload
+    return manifest, data
 
 
 def _field(manifest: dict[str, Any], name: str, kind: type) -> Any:
@@ -270,14 +279,21 @@ def push(repo: pygit2.Repository, remote: str, hexid: str, timeout_s: float) -> 
     return ""
 
 
-def last_rows(repo: pygit2.Repository, remote: str) -> int:
-    """The rows the remote's snapshot covers, as this clone last fetched it (0: none)."""
+def due(repo: pygit2.Repository, remote: str, rows: int, now_ms: int) -> bool:
+    """Whether a writer holding `rows` stamped rows publishes now: EVERY_ROWS past
+    the remote's snapshot (as last fetched), and SPACING times its making time
+    since it was made, so making snapshots takes at most 1/SPACING of a writer's
+    time however long the record grows."""
     try:
-        found = read_manifest(repo, tracked(remote))
+        found = read_manifest(repo, tracked(remote), payload=False)
     except Refused:
-        return 0
-    rows = found[0].get("rows") if found else 0
-    return rows if type(rows) is int else 0
+        found = None
+    if found is None:
+        return rows >= EVERY_ROWS
+    last, made, took = (found[0].get(f) for f in ("rows", "made_ms", "took_ms"))
+    if not all(type(v) is int for v in (last, made, took)):
+        return rows >= EVERY_ROWS
+    return rows - last >= EVERY_ROWS and now_ms - made >= SPACING * took
 
 
 def joined_from(index_db: sqlite3.Connection) -> str:

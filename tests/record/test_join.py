@@ -72,7 +72,7 @@ def hostile(kind: str, alice: Record) -> None:
     """Push, over alice's honest snapshot, one that lies in the way `kind` says."""
     repo = alice.repo
     if kind == "mallory's key":
-        hexid = snapshot.write(repo, alice._index.db, MALLORY)  # type: ignore[union-attr]
+        hexid = snapshot.write(repo, alice._index.db, MALLORY, 1)  # type: ignore[union-attr]
         assert snapshot.push(repo, "origin", hexid, 30) == ""
         return
     manifest, payload = snapshot.read_manifest(repo, snapshot.REF)  # type: ignore[misc]
@@ -128,3 +128,23 @@ def test_any_snapshot_is_used_or_refused_never_raises(
         assert str(why)
     else:
         pytest.fail("a snapshot no genesis key signed was used")
+
+
+def test_a_snapshot_is_published_only_when_due(
+    make_clone: Callable[[str], Path], remote: Path
+) -> None:
+    alice = written(make_clone("alice"))  # its syncs: fewer rows than EVERY_ROWS
+    origin = pygit2.Repository(str(remote))
+    assert snapshot.REF not in origin.references
+    assert alice.share_index("origin", force=True) == ""
+    first = origin.references[snapshot.REF].target
+    alice.append("claim.taken", "plan/more", {"token": 2})
+    alice.sync()
+    assert origin.references[snapshot.REF].target == first  # not due: the same one stays
+    mallory = Record.open(
+        make_clone("mallory"), clock=stepping_clock(), who="mallory@box", sign=MALLORY
+    )
+    assert (
+        mallory.share_index("origin", force=True)
+        == "only the genesis key's holder publishes the index"
+    )
