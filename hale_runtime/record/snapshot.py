@@ -26,6 +26,15 @@ establish without the fold is the record's root, read from the chain's own
 first rows. An endorsed key's authority comes from the fold a lying
 snapshot could forge. A snapshot that fails any check is ignored and the
 index is built from git, as before; nothing in it is ever half used.
+
+It is installed only into an index that holds no commit (a clone's first
+read, or after `repair` removed it), by replacing the file: another process
+of the clone that opened the empty file before goes on building its own
+from git until it next opens the index. A writer publishes when one is due
+(`due`): EVERY_ROWS past the last, and SPACING times the last one's making
+time since it was made, so the writer spends at most 1/SPACING of its time
+on them. Each is the whole index (about 110 bytes a row deflated), replacing
+the last; segments written once each would cost less at 10^6 rows and up.
 """
 
 from __future__ import annotations
@@ -57,6 +66,7 @@ REF = "refs/dna/record-index"  # under sync's fetch glob, so it travels with the
 PAYLOAD = "index.z"
 MANIFEST = "manifest.json"
 MAX_PAYLOAD = 1 << 30  # bytes of inflated index a snapshot may hold
+MAX_MANIFEST = 64 << 10
 EVERY_ROWS = 5_000  # a writer publishes once this many stamped rows are past the last one,
 SPACING = 20  # ... and this many times the last one's making time has passed since it was made
 _GENESIS = re.compile(rb'^.*"bound":"genesis".*"kind":"key\.registered".*$', re.M)
@@ -131,10 +141,12 @@ def read_manifest(
         return None
     try:
         tree = repo[found].tree
-        text = repo[tree[MANIFEST].id].data
-        entry = tree[PAYLOAD]
+        entry, told = tree[PAYLOAD], tree[MANIFEST]
         if repo.odb.read_header(entry.id)[1] > MAX_PAYLOAD:
             raise Refused("its payload is past the size a snapshot may have")
+        if repo.odb.read_header(told.id)[1] > MAX_MANIFEST:
+            raise Refused("its manifest is past the size a manifest may have")
+        text = repo[told.id].data
         manifest = json.loads(text)
         data = repo[entry.id].data if payload else b""
     except (KeyError, ValueError, AttributeError, pygit2.GitError) as exc:
