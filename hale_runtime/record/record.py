@@ -263,12 +263,12 @@ class Record(Writing):
         signer = self.signer
         if signer is None or self.trust.genesis != signer.fingerprint:
             return "only the genesis key's holder publishes the index"
+        now = self.clock()
+        if not force and not snapshot.due(self.repo, remote, self.stamped_count(), now):
+            return ""  # asked at every sync: it reads one small blob, and moves nothing
         self._persist(force=True)
         if self._index is None or self._base[1] == 0:
             return "no index to publish"
-        now = self.clock()
-        if not force and not snapshot.due(self.repo, remote, self._base[1], now):
-            return ""
         hexid = snapshot.write(self.repo, self._index.db, signer, now)
         return snapshot.push(self.repo, remote, hexid, GIT_TIMEOUT_S)
 
