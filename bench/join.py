@@ -55,6 +55,8 @@ def written(root: Path, rows: int) -> Record:
         if first % 50_000 == 0:
             batch[0] = (NODE_STARTED, "node/bench@box", {"genome": "g", "token": first})
         record.append_many(batch)
+        if first % 100_000 == 99_900:
+            record.sync()  # a writer syncs as it goes: one push of 10^6 rows outlasts git's timeout
     record.sync()
     return record
 
