@@ -94,10 +94,10 @@ KEY = SigningKey(Ed25519PrivateKey.generate(), Path("bench"))  # never the user'
 
 
 def record_write(
-    path: Path, rows: int, per_commit: int, sign: SigningKey | None = KEY
+    path: Path, rows: int, per_commit: int, sign: SigningKey | bool = KEY
 ) -> tuple[float, Record]:
     """Seconds to append `rows` rows through Record, `per_commit` a call (signed
-    with `sign`, unsigned when None)."""
+    with `sign`, unsigned when False)."""
     pygit2.init_repository(str(path), bare=True)
     clock = iter(range(10**12)).__next__
     record = Record.open(path, clock=clock, who="b@h:c0", sign=sign)
@@ -162,7 +162,7 @@ def signed_pair(root: Path, rounds: int, rows: int, per_commit: int) -> tuple[li
     plain: list[float] = []
     signed: list[float] = []
     for n in range(rounds):
-        sides = [(plain, None, "plain"), (signed, KEY, "signed")]
+        sides = [(plain, False, "plain"), (signed, KEY, "signed")]  # False: unsigned on purpose
         for times, key, name in sides if n % 2 == 0 else reversed(sides):
             times.append(record_write(root / f"{name}{per_commit}-{n}", rows, per_commit, key)[0])
     return plain, signed

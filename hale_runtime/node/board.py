@@ -19,7 +19,6 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from hale_runtime.engine.budget import WINDOWS, Budget, BudgetPolicy
 from hale_runtime.record import kinds
 
 SUBJECT = "board.told"
@@ -37,6 +36,10 @@ def exhausted_now(record: Any, now_ms: int | None = None) -> dict[str, Any] | No
 
 def current(window: str, now_ms: int) -> bool:
     """Whether the window labelled `window` is the one `now_ms` falls in."""
+    # the engine's package imports the whole engine: `status` asks this only
+    # when a budget.exhausted row exists, so it pays that import only then
+    from hale_runtime.engine.budget import WINDOWS, Budget, BudgetPolicy
+
     kind = window.split("/", 1)[0]
     if kind not in WINDOWS:
         return False

@@ -28,6 +28,7 @@ authority, writer and `remote()`, and reads and writes through this.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pygit2
@@ -35,9 +36,9 @@ import pygit2
 from hale_lang.gc_pause import collector_paused
 from hale_runtime.long_work import Told, steps
 from hale_runtime.record import kinds as row_kinds
-from hale_runtime.record import store
+from hale_runtime.record import snapshot, store
 from hale_runtime.record.errors import RecordError
-from hale_runtime.record.index import Commit, Index, IndexFailed
+from hale_runtime.record.index import NAME, Commit, Index, IndexFailed
 from hale_runtime.record.row import Row, decode_line, rows_in
 
 if TYPE_CHECKING:
@@ -89,6 +90,7 @@ class Chain:
         self._ids: dict[str, int] = {}  # tail row id -> seq
         self._poison: dict[str, str] = {}  # tail row id -> why it does not fit its kind
         self._pending: list[str] = []  # the held rows' stored lines (the PENDING commit's)
+        self.snapshot_refused = ""  # why the remote's index snapshot was not used ("" if not)
 
     def position(self, hexid: str) -> int | None:
         """The place of commit `hexid` in this chain (0 for the root), if it is in it."""
@@ -143,6 +145,8 @@ class Chain:
         if tip is None:
             self._cut(0)
         else:
+            if self._count_commits() == 0:
+                self._join_from_snapshot(tip)
             self._grow(tip)
         self._tip = tip
         if held:
@@ -171,6 +175,29 @@ class Chain:
                 self._add_read(hexid, parent_hex, rows_in(hexid, content, store.RECORD_REF))
                 told(i)
             self._persist(upto_tip=pygit2.Oid(hex=found[min(at + READ_CHUNK, len(found)) - 1][0]))
+
+    def _join_from_snapshot(self, tip: pygit2.Oid) -> None:
+        """An empty index starts from a snapshot the remote holds (snapshot.py), when
+        one verifies; else (`snapshot_refused` says why) it is built from git."""
+        if self._index is None or not self._writable or self._index.end()[0]:
+            return
+        remote = self.remote()
+        for ref in [snapshot.tracked(remote)] if remote else []:
+            try:
+                found = snapshot.read_manifest(self.repo, ref)
+                if found is None:
+                    continue
+                chain = snapshot.verify(self.repo, *found, tip)
+                self._index.close()  # its file is replaced: no connection may keep it
+                self._index = None
+                snapshot.install(Path(self.repo.path) / "hale" / NAME, *found, chain)
+            except snapshot.Refused as why:
+                self.snapshot_refused = f"{ref}: {why}"
+            finally:
+                if self._index is None:
+                    self._load()
+            if self.snapshot_refused == "":
+                return
 
     def _load(self) -> None:
         self._loaded = True

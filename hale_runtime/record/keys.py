@@ -27,12 +27,13 @@ import os
 import secrets
 from dataclasses import dataclass
 from pathlib import Path
-
-from cryptography.exceptions import InvalidSignature, UnsupportedAlgorithm
-from cryptography.hazmat.primitives import serialization
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+from typing import TYPE_CHECKING
 
 from hale_runtime.errors import HaleRuntimeError
+
+if TYPE_CHECKING:  # cryptography is imported where a row is signed or verified: a
+    # verb that only reads (`status`) does not pay its import
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 KEY_ENV = "HALE_DNA_KEY"
 SSH_KEY = Path(".ssh") / "id_ed25519"
@@ -84,6 +85,9 @@ def _b64(text: str) -> bytes | None:
 
 def verify(public: bytes, signature: bytes, message: bytes) -> bool:
     """Whether `signature` is `public`'s over `message`."""
+    from cryptography.exceptions import InvalidSignature
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
     try:
         Ed25519PublicKey.from_public_bytes(public).verify(signature, message)
     except (InvalidSignature, ValueError):
@@ -101,6 +105,8 @@ class SigningKey:
 
     @functools.cached_property
     def public(self) -> bytes:  # asked at every signed append: derived once
+        from cryptography.hazmat.primitives import serialization
+
         return self.private.public_key().public_bytes(
             serialization.Encoding.Raw, serialization.PublicFormat.Raw
         )
@@ -167,6 +173,10 @@ def tilde(path: Path) -> str:
 
 def _read(path: Path) -> tuple[Ed25519PrivateKey | None, str]:
     """(the Ed25519 key in an OpenSSH or PEM private key file, or None and why)."""
+    from cryptography.exceptions import UnsupportedAlgorithm
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
     try:
         data = path.read_bytes()
     except OSError as exc:
@@ -190,6 +200,9 @@ def _read(path: Path) -> tuple[Ed25519PrivateKey | None, str]:
 def _make(path: Path) -> None:
     """Write a new key at `path`, private from its first byte; a key another
     process linked there first is kept."""
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
     try:
         path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         data = Ed25519PrivateKey.generate().private_bytes(

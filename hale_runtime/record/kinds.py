@@ -246,6 +246,8 @@ def kind(
     """Put a kind in the table; its name, for writers and readers to use."""
     if name in KINDS:
         raise ValueError(f"row kind {name} is in the table twice")
+    if len(name) > MAX_KIND or not _KIND.fullmatch(name):  # what `envelope` then skips
+        raise ValueError(f"row kind {name!r} is not one word")
     KINDS[name] = Kind(name, key, required or {}, optional or {}, whole)
     return name
 
@@ -536,7 +538,9 @@ def example(name: str) -> dict[str, Any]:
 
 def envelope(kind: Any, key: Any, body: Any) -> str:
     """Why a row is not one at all, whatever its kind ("" when it is)."""
-    if type(kind) is not str or len(kind) > MAX_KIND or not _KIND.fullmatch(kind):
+    if type(kind) is not str or (
+        kind not in KINDS and (len(kind) > MAX_KIND or not _KIND.fullmatch(kind))
+    ):  # a kind of the table is one word (checked as it joins it): no pattern to run
         return f"kind is one word with no space, not {shown(kind)}"
     why = ID(key)
     if why:
@@ -570,10 +574,21 @@ def check_row(kind: Any, key: Any, body: Any, who: Any, at: Any, clone: Any) -> 
     return check(kind, key, body) or check_writer(who, at, clone)
 
 
+_WRITER_FITS: list[tuple[str, int, str]] = [("", -1, "")]  # the last writer found to fit
+
+
 def check_writer(who: Any, at: Any, clone: Any) -> str:
-    """Why a row's writer fields do not fit: who and clone are ids, at a time."""
+    """Why a row's writer fields do not fit: who and clone are ids, at a time.
+    A batch's rows share their writer, so the last that fit is kept and its
+    equal passes at once (only exact str and int: an equal subclass is checked)."""
+    last = _WRITER_FITS[0]
+    if type(who) is str and type(clone) is str and type(at) is int:
+        if at == last[1] and who == last[0] and clone == last[2]:
+            return ""
     if ID(who) or ID(clone):
         return f"who and clone are ids, not {shown(who)} and {shown(clone)}"
     if type(at) is not int or not 0 <= at < MAX_INT:
         return f"at is a time in UTC milliseconds, not {shown(at)}"
+    if type(who) is str and type(clone) is str:
+        _WRITER_FITS[0] = (who, at, clone)
     return ""

@@ -240,8 +240,9 @@ def _write_commit_libgit2(
 def pause_for_tests(oid: pygit2.Oid, env: str) -> None:
     """The test hooks above: a no-op unless `env` is set."""
     marker = os.environ.get(env)
-    if marker:
-        Path(marker).write_text(str(oid))
+    if marker:  # written whole, then named: a test polling for it never reads it empty
+        Path(f"{marker}.part").write_text(str(oid))
+        os.replace(f"{marker}.part", marker)
         time.sleep(60)
 
 
