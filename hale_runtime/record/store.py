@@ -13,6 +13,13 @@ however many rows it holds, and a row is on disk before anyone reads it.
 libgit2's own fsync option is set to match for what libgit2 writes itself
 (pushes to a remote on this machine, a repository of another object format).
 
+A ref lock git's protocol leaves behind when its writer is killed between
+taking it and renaming it would stop every later writer of that clone. A
+live writer holds one for milliseconds; one older than STALE_LOCK_S, still
+there once the wait is over, is moved aside (into .git/hale/, where no ref
+is read) and the move tried once more. A writer paused past that age finds
+its lock gone and fails its rename: it moves nothing.
+
 Reading walks parents back from the tip until it meets a commit the caller
 already knows, so a reader that keeps its place decodes only what is new.
 """
@@ -38,6 +45,7 @@ PAUSE_ENV = "HALE_RECORD_TEST_PAUSE_BEFORE_REF"
 # ... or once its rows are in the journal (durable), before the ref moves
 JOURNALLED_PAUSE_ENV = "HALE_RECORD_TEST_PAUSE_AFTER_JOURNAL"
 LOCK_WAIT_S = 10.0  # how long a ref lock held by someone else is waited out
+STALE_LOCK_S = 60.0  # a ref lock this old, still there after the wait, was left by a killed writer
 
 
 def read_ref(
@@ -308,6 +316,22 @@ def _lock_waits(repo: pygit2.Repository, name: str) -> Iterator[int]:
             time.sleep(min(0.002 * attempt, 0.05))
         yield attempt
         attempt += 1
+    if _move_stale_lock(repo, name):
+        yield attempt  # once more, the lock a killed writer left moved aside
+
+
+def _move_stale_lock(repo: pygit2.Repository, name: str) -> bool:
+    """Move `name`'s lock aside when it is older than STALE_LOCK_S; whether it was."""
+    lock = Path(repo.path) / f"{name}.lock"
+    try:
+        if time.time() - lock.stat().st_mtime < STALE_LOCK_S:
+            return False
+        aside = Path(repo.path) / "hale" / "stale-locks"
+        aside.mkdir(parents=True, exist_ok=True)
+        lock.rename(aside / f"{name.replace('/', '_')}-{time.time_ns()}.lock")
+    except OSError:  # gone meanwhile, or not ours to move: the caller says it is locked
+        return False
+    return True
 
 
 def _stale_lock_message(repo: pygit2.Repository, name: str) -> str:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import subprocess
+import time
 from pathlib import Path
 
 import pygit2
@@ -307,3 +309,18 @@ def test_a_torn_object_is_made_whole_when_written_again(project: Path) -> None:
     assert store.write_blob(repo, b"rows\n" * 100) == blob
     assert path.read_bytes() == whole
     assert pygit2.Repository(str(project))[blob].data == b"rows\n" * 100
+
+
+def test_a_lock_a_killed_writer_left_long_ago_is_moved_aside(
+    record: Record, project: Path, monkeypatch
+) -> None:
+    record.append("a.b", "k", {})
+    monkeypatch.setattr(store, "LOCK_WAIT_S", 0.2)
+    lock = project / ".git" / f"{RECORD_REF}.lock"
+    lock.write_text("")
+    old = time.time() - store.STALE_LOCK_S - 1
+    os.utime(lock, (old, old))
+    record.append("a.b", "j", {})  # the writer goes on: the lock moved aside
+    assert not lock.exists()
+    assert [r.key for r in Record.open(project).rows()][-1] == "j"
+    assert list((project / ".git" / "hale" / "stale-locks").iterdir())
