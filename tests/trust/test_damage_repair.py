@@ -19,6 +19,9 @@ from hale_runtime.cli import hale
 from hale_runtime.record import Record
 
 VERBS = [["history"], ["status"], ["show", "processes"], ["sync"]]
+# the other reading verbs: they may refuse for their own reasons (no task t1 here),
+# in one line, never with a traceback
+OTHER_VERBS = [["show", "t1"], ["schedule"], ["review"], ["definitions"], ["debug", "t1"]]
 DAMAGE = ["missing tree", "missing blob", "missing commit", "corrupt object", "empty object",
           "broken ref", "truncated index"]  # fmt: skip
 
@@ -94,6 +97,14 @@ def test_damage_is_one_line_and_repair_mends_it(
                 said = result.output.strip().splitlines()
                 assert len(said) == 1, f"{how} {verb}: {result.output}"
                 assert said[0].startswith("hale: ") and "hale dna repair" in said[0], said[0]
+        for verb in OTHER_VERBS:
+            result = run(clone, monkeypatch, *verb)
+            assert not isinstance(result.exception, Exception) or isinstance(
+                result.exception, SystemExit
+            ), f"{how} {verb}: {result.exception!r}"
+            if result.exit_code != 0:
+                said = result.output.strip().splitlines()
+                assert len(said) == 1, f"{how} {verb}: {said}"
         mended = run(clone, monkeypatch, "repair")
         assert mended.exit_code == 0, f"{how}: {mended.output}"
         assert mended.output.startswith("repair: the record reads whole")
