@@ -17,7 +17,7 @@ from __future__ import annotations
 import io
 import re
 import tokenize
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 from hale_lang.stdlib.prelude import natives_named
 
@@ -28,8 +28,37 @@ from .meter import LIST_PER_STEP, SMALL_INT, STR_PER_STEP
 from .runtime import TEMPLATE_BUILTINS, native_pyname
 from .types import BOOL, ERROR, INT, JSON, STRING, HostType, ListType, MapType, Type
 
-if TYPE_CHECKING:
-    from .compiler import ModuleEmitter, Names
+
+class Names(Protocol):
+    """What the emitters read of compiler.py's `Names`."""
+
+    program: Any  # the LoadedProgram
+    index: dict[str, int]
+    structs: dict[str, dict[str, n.StructDecl]]
+
+    def item(self, prefix: str, module: str, name: str) -> str: ...
+
+    def host(self, module: str, owner: str, name: str) -> str: ...
+
+
+class ModuleEmitter(Protocol):
+    """What the expression and fn emitters read and write of compiler.py's
+    `ModuleEmitter`: declared here, so the compiler imports the emitters and
+    never the reverse."""
+
+    names: Names
+    path: str
+    hooked: bool
+    indent: int
+    lines: list[str]
+    labels: dict[str, str]
+
+    def mark(self, code: str, span: Span, tag: str) -> str: ...
+
+    def helper(self, body: list[str], span: Span) -> str: ...
+
+    def line(self, text: str, span: Span | None) -> None: ...
+
 
 _OPEN, _MID, _CLOSE = "\x01", "\x02", "\x03"
 _MARK = re.compile("\x01(\\d+)\x02|\x03")

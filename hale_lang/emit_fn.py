@@ -28,17 +28,12 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
 
 from . import nodes as n
 from .diagnostics import Span
-from .emit_expr import _GROWS, _SIMPLE, _STMT_FORMS, ExprEmitter, _paren
+from .emit_expr import _GROWS, _SIMPLE, _STMT_FORMS, ExprEmitter, ModuleEmitter, _paren
 from .meter import GROWTH, RUN_PIECE
 from .types import STRING, MapType
-
-if TYPE_CHECKING:
-    from .compiler import ModuleEmitter
-
 
 # A fn that calls itself takes its step at one level of its own recursion in
 # this many (the step line is the whole of fib's cost over CPython's: 1.25x

@@ -39,6 +39,7 @@ def _settings():
 
 
 def _host(root: Path, application=None) -> int:
+    from hale_runtime.head.node import start_head
     from hale_runtime.memory import memory_dsn, nerves_dsn
     from hale_runtime.node.host import Host
     from hale_runtime.record import RecordError
@@ -47,7 +48,9 @@ def _host(root: Path, application=None) -> int:
     settings = _settings()
     try:
         dsns = memory_dsn(root), nerves_dsn(root)
-        host = Host(root, settings, *dsns, say=click.echo, application=application)
+        host = Host(
+            root, settings, *dsns, say=click.echo, application=application, start_head=start_head
+        )
         return host.run()
     except RecordError as error:
         fail(str(error))

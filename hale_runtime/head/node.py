@@ -1,6 +1,7 @@
 """Starting and stopping the head beside a node's host.
 
-The host calls `start_head` once its organization runs: the head serves on
+The command line hands `start_head` to the node's host (which sits a layer
+below the head), and the host calls it once its organization runs: the head serves on
 loopback (port HALE_DNA_HEAD_PORT, any free one by default) over its own
 Record and memory connection, and its address is kept for legs. A head
 that cannot start is said in one line, and the node runs without one.
@@ -31,8 +32,3 @@ def start_head(
         return None
     say(f"head: serving legs at {url}")
     return server
-
-
-def stop_head(server: HeadServer | None) -> None:
-    if server is not None:
-        server.stop()

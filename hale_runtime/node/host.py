@@ -47,6 +47,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from hale_runtime import figures
 from hale_runtime.memory import MemoryFailed, open_memory
@@ -81,6 +82,10 @@ from hale_runtime.record.identity import NODE_ENV, default_who
 __all__ = ["EXIT_GENOME_MOVED", "EXIT_LEASE_HELD", "EXIT_OK", "EXIT_REFUSED", "TOKEN_ENV",
            "Host", "NodeStop", "node_key"]  # fmt: skip
 
+# What starts the head beside the node (head/node.py's `start_head`, handed in by the
+# command line): (root, memory dsn, holder, say) -> the serving head, or None.
+StartHead = Callable[[Path, str, str, Callable[[str], None]], Any]
+
 
 class Host(Processes, Serving, LedgerSteps):
     def __init__(
@@ -91,8 +96,10 @@ class Host(Processes, Serving, LedgerSteps):
         nerves: str,
         say=print,
         application: AppSpec | None = None,
+        start_head: StartHead | None = None,
     ):
         self.root, self.settings, self.say = Path(root), settings, say
+        self.start_head = start_head  # handed in (the head is a layer above the node)
         self.memory_dsn, self.nerves_dsn = memory, nerves
         self.record = Record.open(root)
         self.holder = os.environ.get(NODE_ENV) or default_who(self.record.clone)
@@ -164,10 +171,10 @@ class Host(Processes, Serving, LedgerSteps):
         if self.app is not None:
             self.instance = Instance(self.app, self.record)  # events from here on are its
             self._start_application()
-        from hale_runtime.head.node import start_head  # the head, for legs (asks issue)
-
         os.environ[TOKEN_ENV] = str(self.token)  # the head's rows carry the epoch too
-        self.head = start_head(self.root, self.memory_dsn, self.holder, self.say)
+        self.head = None  # the head, for legs: started by what the caller handed in
+        if self.start_head is not None:
+            self.head = self.start_head(self.root, self.memory_dsn, self.holder, self.say)
         if self.head is not None:
             self.heads.append(self.head.tell)  # step 7: the head hears what landed
             if self.ledger.fence is not None:
@@ -408,11 +415,11 @@ class Host(Processes, Serving, LedgerSteps):
 
     def shutdown(self, stop: NodeStop) -> int:
         """Stop the children, give the lease back when it is ours, write `node.stopped`."""
-        from hale_runtime.head.node import stop_head
-
         if self.maintenance is not None:
             self.maintenance.stop()
-        stop_head(getattr(self, "head", None))
+        head = getattr(self, "head", None)
+        if head is not None:
+            head.stop()
         if getattr(self, "ledger", None) is not None:
             self.ledger.stop(stop.lease_lost or stop.code == EXIT_LEASE_HELD)
         grace = 0.0 if stop.lease_lost else self.settings.stop_grace_s

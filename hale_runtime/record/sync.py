@@ -31,7 +31,7 @@ import subprocess
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import pygit2
 
@@ -39,11 +39,32 @@ from hale_runtime import durability, figures
 from hale_runtime.record import protected, receipts, store
 from hale_runtime.record.chain import tracking_ref
 from hale_runtime.record.errors import RecordError
+from hale_runtime.record.identity import Clock
 from hale_runtime.record.kinds import ROW_UNREADABLE
-from hale_runtime.record.row import encode_line, rows_in
+from hale_runtime.record.row import Row, encode_line, rows_in
 
-if TYPE_CHECKING:
-    from hale_runtime.record.record import Record
+
+class Record(Protocol):
+    """What a sync reads and moves of the Record (record.py): declared here, so the
+    Record imports sync and never the reverse."""
+
+    repo: pygit2.Repository
+    who: str
+    durable: bool
+    clock: Clock
+
+    def remote(self) -> str | None: ...
+
+    def cursor(self, stamped_only: bool = False) -> int: ...
+
+    def position(self, hexid: str) -> int | None: ...
+
+    def rows_through(self, position: int) -> int: ...
+
+    def refresh(self) -> pygit2.Oid | None: ...
+
+    def rows_past(self, position: int | None) -> list[Row]: ...
+
 
 MAX_ROUNDS = 10_000  # a guard: the time budget ends the rounds first
 SYNC_BUDGET_S = float(os.environ.get("HALE_DNA_SYNC_BUDGET", "20"))  # inside a 30 s lease

@@ -62,24 +62,10 @@ LAYERS: tuple[tuple[str, ...], ...] = (
 )
 
 # (importer, imported) -> why it still points up, and who mends it
-KNOWN_UPWARD: dict[tuple[str, str], str] = {
-    ("hale_runtime.node.host", "hale_runtime.head.node"): (
-        "the host starts the head itself; it should be handed what starts one "
-        "(issue 33 leaves it: the head's start belongs in a node part below the host)"
-    ),
-}
+KNOWN_UPWARD: dict[tuple[str, str], str] = {}
 
 # modules that import each other in a loop -> why, and who mends it
-KNOWN_CYCLES: dict[frozenset[str], str] = {
-    frozenset({"hale_runtime.record.record", "hale_runtime.record.sync"}): (
-        "Record.sync calls sync.py, which reads Record: the record lane's split of "
-        "record.py (issue 35) moves the shared reads below both"
-    ),
-    frozenset({"hale_lang.compiler", "hale_lang.emit_expr", "hale_lang.emit_fn"}): (
-        "the emitters take ModuleEmitter/Names from compiler.py, which builds them: "
-        "the evaluator is the lang lane's (issue 34); Names and the emitters' base go below"
-    ),
-}
+KNOWN_CYCLES: dict[frozenset[str], str] = {}
 
 
 def modules() -> dict[str, Path]:
