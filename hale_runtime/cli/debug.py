@@ -47,8 +47,8 @@ def debug(task: str | None, follow: bool, kinds: tuple[str, ...], keys: tuple[st
     from hale_lang.diagnostics import HaleError
     from hale_runtime.record import Record
     from hale_runtime.tui.app import DebugApp
-    from hale_runtime.tui.genome import load_scheduler, parse_breakpoint, record_fn
     from hale_runtime.tui.model import DebugModel
+    from hale_runtime.tui.stepping import load_scheduler, parse_breakpoint, record_fn
 
     try:
         root = find_root()

@@ -1,6 +1,6 @@
 """`hale dap`: a Debug Adapter Protocol server over stdio, stepping one genome fn.
 
-The adapter drives the TUI debugger's own machinery (hale_runtime/tui/genome.py):
+The adapter drives the TUI debugger's own machinery (hale_runtime/tui/stepping.py):
 `launch` builds the genome and calls the fn named by `program`
 (`dna/org/sums.hl:total`) with the `args` given (JSON), with the language's
 debug hooks on, recording every statement and return as a TraceFrame
@@ -29,7 +29,7 @@ from typing import Any, BinaryIO
 
 from hale_lang.roots import genome_root
 from hale_runtime import errors
-from hale_runtime.tui.genome import Stepper, Trace, TraceFrame, parse_target, record_fn
+from hale_runtime.tui.stepping import Stepper, Trace, TraceFrame, parse_target, record_fn
 
 THREAD = 1
 

@@ -21,8 +21,8 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Footer, Input, Static
 
 from hale_runtime.record import Row
-from hale_runtime.tui.genome import Stepper, Trace, replay_tick
 from hale_runtime.tui.model import DebugModel
+from hale_runtime.tui.stepping import Stepper, Trace, replay_tick
 from hale_runtime.tui.widgets import Detail, LocalsView, SourceView, Timeline, TreeView
 
 FOLLOW_S = 0.5

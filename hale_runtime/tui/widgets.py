@@ -22,8 +22,8 @@ from typing import Any, ClassVar
 from rich.text import Text
 from textual.widgets import Static
 
-from hale_runtime.tui.genome import Stepper
 from hale_runtime.tui.model import DebugModel, row_mark
+from hale_runtime.tui.stepping import Stepper
 from hale_runtime.tui.tree import CASE, FENCED, GLYPH, TreeLine
 
 # the record pane's mark of a row by what it is about (model.row_mark)

@@ -35,7 +35,7 @@ INTERNAL = {
     "hale_runtime.node.stopping.NodeStop": "the host's way out of its loop: it becomes an exit code",
     "hale_runtime.performers.http_service.NotSent": "a request not sent, answered as unknown",
     "hale_runtime.record.loose_ref.Locked": "a ref lock held, retried inside the loose store",
-    "hale_runtime.tui.genome.TraceFull": "a trace at its cap, shown in the TUI",
+    "hale_runtime.tui.stepping.TraceFull": "a trace at its cap, shown in the TUI",
 }
 
 

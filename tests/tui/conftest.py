@@ -23,7 +23,7 @@ def rows(project: Path) -> list:
 
 @pytest.fixture(scope="session")
 def scheduler():
-    from hale_runtime.tui.genome import load_scheduler
+    from hale_runtime.tui.stepping import load_scheduler
 
     return load_scheduler(None)
 

@@ -189,7 +189,7 @@ async def test_the_genome_screen_reports_a_broken_scheduler(rows):
 async def test_a_genome_fn_opens_on_its_steps_and_escape_goes_to_the_record(tmp_path):
     import scenario
 
-    from hale_runtime.tui.genome import record_fn
+    from hale_runtime.tui.stepping import record_fn
 
     root = scenario.with_sums(tmp_path / "p")
     trace = record_fn(root, "dna/org/sums.hl:total", ["[1, 2, 3]"])

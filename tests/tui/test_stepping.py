@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from hale_runtime.tui.genome import Stepper, parse_breakpoint, replay_tick, tick_of
+from hale_runtime.tui.stepping import Stepper, parse_breakpoint, replay_tick, tick_of
 
 SCHED = "vendor/dna/templates/dna/core/scheduler.hl"
 
@@ -81,7 +81,7 @@ def test_a_trace_stops_at_its_cap(rows, scheduler):
 def test_any_genome_fn_is_recorded_with_its_locals(tmp_path):
     import scenario
 
-    from hale_runtime.tui.genome import record_fn
+    from hale_runtime.tui.stepping import record_fn
 
     root = scenario.with_sums(tmp_path / "p")
     trace = record_fn(root, "dna/org/sums.hl:total", ["[1, 2, 3]"])
@@ -102,7 +102,7 @@ def test_a_bad_fn_target_is_refused(tmp_path):
     import scenario
 
     from hale_lang.diagnostics import HaleError
-    from hale_runtime.tui.genome import parse_target, record_fn
+    from hale_runtime.tui.stepping import parse_target, record_fn
 
     root = scenario.with_sums(tmp_path / "p")
     assert parse_target("dna/org/sums.hl:total") == ("dna/org/sums.hl", "total")
