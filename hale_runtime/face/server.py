@@ -33,7 +33,7 @@ import threading
 import time
 from http import HTTPStatus
 from http.cookies import SimpleCookie
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -41,6 +41,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit
 
 from hale_runtime.face import acts, views
 from hale_runtime.face.executions import STATES, WINDOWS, Executions, Filter
+from hale_runtime.quiet_http import QuietHTTPServer
 
 TICK_S = 0.25
 KEEPALIVE_S = 15.0
@@ -76,8 +77,7 @@ class FaceServer:
         self.seq = 0
         self.listeners = 0  # event streams open
         self.stopping = False
-        self.http = ThreadingHTTPServer((host, port), _handler(self))
-        self.http.daemon_threads = True
+        self.http = QuietHTTPServer((host, port), _handler(self))
         self.address = f"http://{host}:{self.http.server_address[1]}"
         self.cookie = COOKIE.format(port=self.http.server_address[1])
         self.threads: list[threading.Thread] = []

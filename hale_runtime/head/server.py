@@ -38,7 +38,7 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import Future
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +46,7 @@ from hale_runtime.head.core import LEASE_S, METHODS, Decision, Head, HeadRefused
 from hale_runtime.head.identity import HEADER, KEYS_FILE, LegKeys
 from hale_runtime.head.private import write_private
 from hale_runtime.head.reads import READS
+from hale_runtime.quiet_http import QuietHTTPServer
 from hale_runtime.record.errors import RowRefused
 
 ALLOWANCE_WAIT_S, PEEK_S, MAX_WAIT_S = 30.0, 0.05, 120.0
@@ -87,8 +88,7 @@ class HeadServer:
         self.open_head, self.root = open_head, root
         self.token = token or secrets.token_urlsafe(32)
         self.jobs: queue.Queue[Job | None] = queue.Queue()
-        self.http = ThreadingHTTPServer(("127.0.0.1", port), _handler(self))
-        self.http.daemon_threads = True
+        self.http = QuietHTTPServer(("127.0.0.1", port), _handler(self))
         self.url = f"http://127.0.0.1:{self.http.server_address[1]}"
         self.threads: list[threading.Thread] = []
         self.ready: Future = Future()
@@ -286,6 +286,8 @@ def _handler(server: HeadServer) -> type[BaseHTTPRequestHandler]:
                 self._answer(200, {"result": server.call(method, params)})
             except HeadRefused as refused:
                 self._answer(refused.status, {"error": str(refused)})
+            except ConnectionError:
+                raise  # the leg left mid-answer: nothing to tell it (quiet_http.py)
             except Exception as error:  # the stores failed: the leg hears it, the head stays up
                 self._answer(503, {"error": f"the head failed: {type(error).__name__}: {error}"})
 
