@@ -27,7 +27,6 @@ import argparse
 import json
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
@@ -42,6 +41,7 @@ sys.path[:0] = [str(HERE.parent / "tests"), str(HERE.parent / "tests" / "node")]
 from node_helpers import clone, hale, make_dna_forge  # noqa: E402
 from pg import start_postgres  # noqa: E402
 
+from hale_runtime.node.children import stop  # noqa: E402
 from hale_runtime.record import Record, RecordError  # noqa: E402
 
 HALE = str(Path(sys.executable).parent / "hale")
@@ -83,7 +83,7 @@ def start_body(root: Path, owner: str, dsn: str, figures: Path) -> subprocess.Po
            "HALE_DNA_FIGURES": str(figures)}  # fmt: skip
     log = open(root.parent / f"node-{owner}.log", "w")  # noqa: SIM115 (the node's life)
     return subprocess.Popen([HALE, "dna", "run"], cwd=root, stdout=log, stderr=subprocess.STDOUT,
-                            env=env)  # fmt: skip
+                            env=env, start_new_session=True)  # fmt: skip
 
 
 def wait_running(root: Path, owner: str, timeout_s: float = 180) -> None:
@@ -138,16 +138,6 @@ def feed(
     return sum(asked.values())
 
 
-def stop(proc: subprocess.Popen) -> None:
-    if proc.poll() is None:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(60)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(10)
-
-
 def run(n: int, args: argparse.Namespace, tmp: Path, server_dsn: str) -> Figures:
     forge, src = make_dna_forge(tmp)
     dsn = create_database(server_dsn, f"bodies{n}")
@@ -166,7 +156,7 @@ def run(n: int, args: argparse.Namespace, tmp: Path, server_dsn: str) -> Figures
         ended_ms = int(time.time() * 1000)
     finally:
         for proc in procs.values():
-            stop(proc)
+            stop(proc, 60.0)  # the node, and its fence and organization with it
     record = Record.open(clone(forge, tmp / "reader"))
     record.sync()
     holders = {
