@@ -109,6 +109,7 @@ class Intake:
         self.dirty = False  # a word was journaled: the round's push carries it
         self.poison: dict[str, tuple[str, str]] = {}  # ask rows whose answering raised
         self.out: list[tuple[str, str, dict[str, Any]]] | None = None  # a batch's rows
+        self.word_pause_s = float(os.environ.get(WORD_PAUSE_ENV) or 0)  # a test's hook
 
     # ---- the fold ----------------------------------------------------------------
 
@@ -420,15 +421,14 @@ class Intake:
     def _test_pause(self) -> None:
         """Test hook (WORD_PAUSE_ENV): the word lands at the remote alone, then this
         body waits, so a takeover finds a word journaled and no admission."""
-        pause = float(os.environ.get(WORD_PAUSE_ENV) or 0)
-        if not pause:
+        if not self.word_pause_s:
             return
         if self.out:
             with self.record.held():
                 self.record.append_many(self.out)
             self.out = []
         self.sync()
-        time.sleep(pause)
+        time.sleep(self.word_pause_s)
 
     def _release(self, key: str, grant: Grant) -> None:
         if self.memory.release(key, self.holder, grant.token):
